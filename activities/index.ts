@@ -1,0 +1,40 @@
+/**
+ * Every activity the worker runs, built from the process dependencies. Workflows import
+ * only the type (`proxyActivities<Activities>`).
+ */
+import type { Db } from 'mongodb';
+import type { Config } from './runtime/config';
+import type { Keyring } from '../domain/crypto';
+import type { Logger } from './runtime/logger';
+import { EXPIRING_COLLECTIONS } from './runtime/mongo';
+import { newId } from '../domain/credentials';
+
+export interface ActivityDeps {
+  config: Config;
+  db: Db;
+  keyring: Keyring;
+  logger: Logger;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    async recordPing(input: { organizationCode: string; message: string }): Promise<{ pingId: string; echoed: string }> {
+      const pingId = newId();
+      await deps.db.collection('pings').insertOne({ _id: pingId as never, organization_code: input.organizationCode, at: new Date() });
+      return { pingId, echoed: input.message };
+    },
+
+    /** Deletes documents past their expires_at (emulates TTL indexes; see runtime/mongo.ts). */
+    async purgeExpired(): Promise<Record<string, number>> {
+      const now = new Date();
+      const deleted: Record<string, number> = {};
+      for (const name of EXPIRING_COLLECTIONS) {
+        const result = await deps.db.collection(name).deleteMany({ expires_at: { $lte: now } });
+        deleted[name] = result.deletedCount;
+      }
+      return deleted;
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

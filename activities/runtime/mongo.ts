@@ -1,0 +1,63 @@
+/**
+ * MongoDB connection and the index set every collection relies on.
+ *
+ * Works with MongoDB >= 6 and with FerretDB 1.24 (SQLite backend), which the embedded stack
+ * uses. FerretDB there does not make single-document updates atomic under concurrency (two
+ * concurrent conditional updates can both succeed and $inc loses increments) and does not
+ * implement TTL indexes. So every concurrency decision in Switchyard is an insert against a
+ * unique key (the one primitive both servers make atomic), and expiry is checked on read and
+ * purged by the housekeeping workflow instead of a TTL index.
+ */
+import { Db, IndexDescription, MongoClient } from 'mongodb';
+
+export interface Mongo {
+  client: MongoClient;
+  db: Db;
+}
+
+export async function connectMongo(uri: string, dbName: string): Promise<Mongo> {
+  const client = new MongoClient(uri, {
+    serverSelectionTimeoutMS: 5_000,
+    connectTimeoutMS: 5_000,
+    maxPoolSize: 50,
+    appName: 'switchyard',
+  });
+  await client.connect();
+  return { client, db: client.db(dbName) };
+}
+
+/** Every collection's indexes, in one place so API and worker agree. */
+export const INDEXES: Record<string, IndexDescription[]> = {
+  organizations: [{ key: { code: 1 }, unique: true, name: 'code_unique' }],
+  accounts: [{ key: { organization_code: 1 }, name: 'by_organization' }],
+  credentials: [
+    { key: { public_api_key: 1 }, unique: true, name: 'public_key_unique' },
+    { key: { secret_hash: 1 }, unique: true, name: 'secret_hash_unique' },
+  ],
+  idempotency_keys: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  rate_limit_slots: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  pings: [{ key: { organization_code: 1 }, name: 'by_organization' }],
+};
+
+/** Collections whose documents carry `expires_at` and are purged by housekeeping. */
+export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots'];
+
+/**
+ * Creates the indexes that do not exist yet. Existing ones are skipped by name because
+ * FerretDB 1.24 drops the connection when createIndexes names an index that already exists.
+ */
+export async function ensureIndexes(db: Db, indexes: Record<string, IndexDescription[]> = INDEXES): Promise<void> {
+  for (const [collection, specs] of Object.entries(indexes)) {
+    const existing = new Set(
+      await db
+        .collection(collection)
+        .listIndexes()
+        .toArray()
+        .then((list) => list.map((index) => index.name as string))
+        .catch(() => [] as string[]), // the collection does not exist yet
+    );
+    for (const { key, ...options } of specs) {
+      if (!existing.has(options.name!)) await db.collection(collection).createIndex(key, options as never);
+    }
+  }
+}

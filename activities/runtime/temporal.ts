@@ -1,0 +1,39 @@
+/**
+ * Temporal connection settings shared by the API (client) and the worker. Connection
+ * details come from @temporalio/envconfig (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+ * TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_PROFILE / config file), so Temporal Cloud and
+ * self-hosted clusters need no code change.
+ */
+import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { Keyring } from '../../domain/crypto';
+import { Config } from './config';
+import { EncryptionCodec } from './payload-codec';
+
+/** Custom search attributes every lifecycle sets; registered by the embedded dev server. */
+export const SEARCH_ATTRIBUTES = {
+  AccountId: 'Keyword',
+  MerchantReference: 'Keyword',
+  ResourceType: 'Keyword',
+  OrganizationCode: 'Keyword',
+  ResourceStatus: 'Keyword',
+} as const;
+
+export function temporalConnectOptions(config: Config) {
+  const fromEnv = loadClientConnectConfig();
+  return {
+    namespace: fromEnv.namespace ?? config.temporalNamespace,
+    connectionOptions: { ...fromEnv.connectionOptions, address: fromEnv.connectionOptions.address ?? config.temporalAddress },
+  };
+}
+
+export function dataConverterFor(keyring: Keyring): DataConverter {
+  return { payloadCodecs: [new EncryptionCodec(keyring)] };
+}
+
+export async function connectTemporalClient(config: Config, keyring: Keyring): Promise<Client> {
+  const { namespace, connectionOptions } = temporalConnectOptions(config);
+  const connection = await Connection.connect({ ...connectionOptions, connectTimeout: '5s' } as Parameters<typeof Connection.connect>[0]);
+  return new Client({ connection, namespace, dataConverter: dataConverterFor(keyring) });
+}

@@ -1,0 +1,107 @@
+/**
+ * Worker process entry point: `node dist/activities/worker.js`. Runs every workflow and
+ * activity on the task queue; several workers may run against one cluster.
+ */
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { Client, WorkflowIdConflictPolicy } from '@temporalio/client';
+import { createActivities } from './index';
+import { loadConfig, Config } from './runtime/config';
+import { loadKeyring } from './runtime/keys';
+import { createLogger, Logger } from './runtime/logger';
+import { connectMongo, ensureIndexes, Mongo } from './runtime/mongo';
+import { dataConverterFor, temporalConnectOptions } from './runtime/temporal';
+import type { Keyring } from '../domain/crypto';
+
+export interface RunningWorker {
+  worker: Worker;
+  done: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export interface WorkerOverrides {
+  config?: Config;
+  keyring?: Keyring;
+  logger?: Logger;
+  mongo?: Mongo;
+}
+
+let runtimeInstalled = false;
+
+export async function startWorker(overrides: WorkerOverrides = {}): Promise<RunningWorker> {
+  const config = overrides.config ?? loadConfig();
+  const logger = overrides.logger ?? createLogger(config.logLevel, 'switchyard-worker');
+  const keyring = overrides.keyring ?? loadKeyring(config.dataDir);
+  const mongo = overrides.mongo ?? (await connectMongo(config.mongodbUri, config.mongodbDb));
+  await ensureIndexes(mongo.db);
+  if (!runtimeInstalled) {
+    runtimeInstalled = true;
+    Runtime.install({ logger: new TemporalLogger(logger), telemetryOptions: { logging: { filter: 'WARN', forward: {} } } } as never);
+  }
+  const { namespace, connectionOptions } = temporalConnectOptions(config);
+  const connection = await NativeConnection.connect(connectionOptions);
+  const dataConverter = dataConverterFor(keyring);
+  const worker = await Worker.create({
+    connection,
+    namespace,
+    taskQueue: config.taskQueue,
+    workflowsPath: require.resolve('../workflows'),
+    activities: createActivities({ config, db: mongo.db, keyring, logger }),
+    dataConverter,
+  });
+  const done = worker.run();
+  await ensureHousekeeping(connection, namespace, config, dataConverter);
+  logger.info({ taskQueue: config.taskQueue, namespace }, 'Switchyard worker running');
+  return {
+    worker,
+    done,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done.catch(() => undefined);
+      await connection.close();
+      if (!overrides.mongo) await mongo.client.close();
+    },
+  };
+}
+
+async function ensureHousekeeping(connection: NativeConnection, namespace: string, config: Config, dataConverter: ReturnType<typeof dataConverterFor>) {
+  const client = new Client({ connection: connection as never, namespace, dataConverter });
+  const { HOUSEKEEPING_WORKFLOW_ID } = await import('../workflows/housekeeping');
+  await client.workflow.start('housekeepingWorkflow', {
+    taskQueue: config.taskQueue,
+    workflowId: HOUSEKEEPING_WORKFLOW_ID,
+    args: [10],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+  });
+}
+
+/** Routes the Temporal SDK's logs into our JSON logger. */
+class TemporalLogger {
+  constructor(private readonly logger: Logger) {}
+  log(level: string, message: string, meta?: Record<string, unknown>) {
+    const levels: Record<string, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+    const method = levels[level] ?? 'info';
+    this.logger[method]({ ...meta, component: 'temporal-sdk' }, message);
+  }
+  trace(message: string, meta?: Record<string, unknown>) { this.log('TRACE', message, meta); }
+  debug(message: string, meta?: Record<string, unknown>) { this.log('DEBUG', message, meta); }
+  info(message: string, meta?: Record<string, unknown>) { this.log('INFO', message, meta); }
+  warn(message: string, meta?: Record<string, unknown>) { this.log('WARN', message, meta); }
+  error(message: string, meta?: Record<string, unknown>) { this.log('ERROR', message, meta); }
+}
+
+if (require.main === module) {
+  startWorker()
+    .then((running) => {
+      const stop = () => running.shutdown().then(() => process.exit(0), () => process.exit(1));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      running.done.catch((error) => {
+        console.error('worker stopped with an error:', error);
+        process.exit(1);
+      });
+    })
+    .catch((error) => {
+      console.error('Switchyard worker failed to start:', error);
+      process.exit(1);
+    });
+}

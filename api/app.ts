@@ -1,0 +1,52 @@
+/**
+ * Composes the Koa application: cross-cutting middleware, then one router per area.
+ */
+import cors from '@koa/cors';
+import Koa from 'koa';
+import type { AppDeps, AppState } from './context';
+import { errorMiddleware } from './errors';
+import { authenticate, CredentialCache } from './middleware/auth';
+import { jsonBody } from './middleware/body';
+import { idempotency, IdempotencyStore } from './middleware/idempotency';
+import { rateLimit, RateLimiter } from './middleware/rate-limit';
+import { requestContext } from './middleware/request-context';
+import { registerCodecRoutes } from './routers/codec';
+import { registerPingRoutes } from './routers/pings';
+import { registerSystemRoutes } from './routers/system';
+import { RouteTable } from './routes';
+
+export interface App {
+  koa: Koa<AppState>;
+  routes: RouteTable;
+}
+
+export function createApp(deps: AppDeps): App {
+  const credentials = new CredentialCache(deps.db);
+  const limiter = new RateLimiter(deps.db, deps.config.rateLimit);
+  const idempotencyStore = new IdempotencyStore(deps.db);
+  const routes = new RouteTable({
+    auth: (mode) => authenticate(credentials, mode),
+    rateLimit: rateLimit(limiter, deps.config.rateLimit),
+    jsonBody: jsonBody(),
+    idempotency: (options) => idempotency(idempotencyStore, options),
+  });
+
+  registerSystemRoutes(routes, deps);
+  registerCodecRoutes(routes, deps);
+  registerPingRoutes(routes, deps);
+
+  const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
+  koa.use(requestContext(deps));
+  koa.use(errorMiddleware);
+  // The Temporal UI calls the codec endpoints from the browser.
+  const corsForCodec = cors({
+    origin: (ctx) => (deps.config.codecCorsOrigins.includes(ctx.get('origin')) ? ctx.get('origin') : ''),
+    allowHeaders: ['content-type', 'x-namespace', 'authorization'],
+    allowMethods: ['POST', 'OPTIONS'],
+    credentials: true,
+  });
+  koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? corsForCodec(ctx, next) : next()));
+  koa.use(routes.router.routes());
+  koa.use(routes.router.allowedMethods());
+  return { koa, routes };
+}

@@ -1,0 +1,38 @@
+/**
+ * The /docs page: Swagger UI (served from the swagger-ui-dist package, no CDN) over
+ * /v1/openapi.json, preceded by the tables the generated document cannot express well.
+ */
+export function renderDocsPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Switchyard API</title>
+<link rel="icon" href="/docs/assets/favicon-32x32.png">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<style>body{margin:0;font-family:system-ui,sans-serif} .intro{max-width:1400px;margin:0 auto;padding:16px 20px}
+table{border-collapse:collapse;margin:8px 0 16px} td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;font-size:14px}</style>
+</head>
+<body>
+<div class="intro">
+<h1>Switchyard API</h1>
+<p>Authenticate every call with the <code>public-api-key</code> and <code>private-secret-key</code> headers
+(case-insensitive; the dry-run registration accepts either one; campaigns also accept <code>X-Public-Api-Key</code> /
+<code>X-Private-Secret-Key</code>). Every response carries <code>X-Request-Id</code>.</p>
+<h2 id="idempotency">Idempotency</h2>
+<p>Send <code>X-Idempotency-Key</code> where an operation documents it. The first answer is kept for 24 hours per
+organization and replayed (header <code>Idempotent-Replayed: true</code>) for the same key. A concurrent request with
+a key whose first request is still running gets <code>400 REQUEST_IN_PROCESS</code>. Answers 400 and 5xx are not
+kept, so a corrected request may reuse the key. A different payload under a used key replays the first answer,
+except on the dry-run registration, which answers <code>409 TRAFFIC_LOG_IDEMPOTENCY_REPLAY</code>.</p>
+<h2 id="rate-limits">Rate limits</h2>
+<p>Requests are counted per credential in fixed windows shared by all API instances; past the limit the answer is
+<code>429</code> with <code>Retry-After</code> (seconds), and every answer carries <code>X-RateLimit-Limit</code> and
+<code>X-RateLimit-Remaining</code>.</p>
+</div>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#swagger-ui', deepLinking: true });</script>
+</body>
+</html>`;
+}

@@ -1,0 +1,183 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route table and the io-ts codecs.
+ */
+import { SchemaRegistry } from '../domain/codecs/json-schema';
+import type { ErrorArea } from './errors';
+import type { RouteSpec } from './routes';
+
+const ERROR_SCHEMAS: Record<ErrorArea, Record<string, unknown>> = {
+  default: {
+    type: 'object',
+    required: ['code', 'message'],
+    properties: {
+      code: { type: 'string' },
+      message: { type: 'string' },
+      errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
+      request_id: { type: 'string' },
+    },
+  },
+  'dry-run': {
+    type: 'object',
+    required: ['code', 'messages', 'httpCode'],
+    properties: { code: { type: 'string' }, messages: { type: 'array', items: { type: 'string' } }, httpCode: { type: 'integer' } },
+  },
+  banking: {
+    type: 'object',
+    required: ['code', 'messages', 'http_code'],
+    properties: { code: { type: 'string' }, messages: { type: 'array', items: { type: 'string' } }, http_code: { type: 'integer' } },
+  },
+  enrollment: {
+    type: 'object',
+    required: ['code', 'messages'],
+    properties: { code: { type: 'string' }, messages: { type: 'array', items: { type: 'string' } } },
+  },
+  reports: {
+    type: 'object',
+    required: ['code', 'messages'],
+    properties: { code: { type: 'string' }, messages: { type: 'array', items: { type: 'string' } } },
+  },
+  whitelabel: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+  sellers: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+  campaigns: {
+    type: 'object',
+    required: ['code', 'message'],
+    properties: { code: { type: 'integer', description: 'HTTP status' }, message: { type: 'string' }, details: {} },
+  },
+  refunds: {
+    type: 'object',
+    required: ['type', 'code', 'title', 'status', 'detail', 'trace_id', 'errors'],
+    properties: {
+      type: { type: 'string', format: 'uri' },
+      code: { type: 'string' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      trace_id: { type: 'string' },
+      errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
+    },
+  },
+};
+
+const AREA_SCHEMA_NAME: Record<ErrorArea, string> = {
+  default: 'Error',
+  'dry-run': 'DryRunError',
+  banking: 'BankingError',
+  enrollment: 'EnrollmentError',
+  reports: 'ReportError',
+  whitelabel: 'WhitelabelError',
+  sellers: 'SellerError',
+  campaigns: 'CampaignError',
+  refunds: 'ProblemDetails',
+};
+
+/** Koa's /a/:b becomes OpenAPI's /a/{b}. */
+export function openApiPath(koaPath: string): string {
+  return koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+const STANDARD_ERRORS: Record<number, string> = {
+  400: 'Invalid request',
+  401: 'Missing or invalid credentials',
+  413: 'Payload too large',
+  415: 'Content-Type is not application/json',
+  429: 'Rate limit exceeded (see Retry-After)',
+  500: 'Unexpected error',
+};
+
+export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<string, unknown> {
+  const registry = new SchemaRegistry();
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const spec of specs) {
+    const path = openApiPath(spec.path);
+    const parameters: unknown[] = [];
+    const pathNames = [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+    for (const name of pathNames) {
+      const doc = spec.pathParams?.find((p) => p.name === name);
+      parameters.push({ name, in: 'path', required: true, description: doc?.description ?? name, schema: doc?.schema ?? { type: 'string' } });
+    }
+    for (const q of spec.query ?? []) parameters.push({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema ?? { type: 'string' } });
+    for (const h of spec.headers ?? []) parameters.push({ name: h.name, in: 'header', required: h.required ?? false, description: h.description, schema: h.schema ?? { type: 'string' } });
+    if (spec.idempotency && !(spec.headers ?? []).some((h) => h.name.toLowerCase() === 'x-idempotency-key')) {
+      parameters.push({
+        name: 'X-Idempotency-Key',
+        in: 'header',
+        required: spec.idempotency.required,
+        description: `Idempotency key (${spec.idempotency.format === 'uuid' ? 'UUID' : 'up to 64 characters'}); replayed for 24 hours.`,
+        schema: spec.idempotency.format === 'uuid' ? { type: 'string', format: 'uuid' } : { type: 'string', maxLength: 64 },
+      });
+    }
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(spec.responses)) {
+      const schema = response.body ? registry.schemaOf(response.body) : response.schema;
+      responses[status] = {
+        description: response.description,
+        ...(schema ? { content: { [response.contentType ?? 'application/json']: { schema } } } : {}),
+      };
+    }
+    const errorRef = { $ref: `#/components/schemas/${AREA_SCHEMA_NAME[spec.area]}` };
+    const errorStatuses = [
+      ...(spec.auth === 'pair' || spec.auth === 'either' ? [401] : []),
+      ...(spec.unlimited ? [] : [429]),
+      ...(spec.body ? [400, 413, 415] : []),
+      500,
+    ];
+    for (const status of errorStatuses) {
+      if (!responses[status]) {
+        responses[status] = { description: STANDARD_ERRORS[status], content: { [spec.area === 'refunds' ? 'application/problem+json' : 'application/json']: { schema: errorRef } } };
+      }
+    }
+    for (const [status, response] of Object.entries(responses)) {
+      if (Number(status) >= 400 && !(response as { content?: unknown }).content) {
+        (response as Record<string, unknown>).content = { 'application/json': { schema: errorRef } };
+      }
+    }
+    const security =
+      spec.auth === 'pair'
+        ? [{ PublicApiKey: [], PrivateSecretKey: [] }]
+        : spec.auth === 'either'
+          ? [{ PublicApiKey: [] }, { PrivateSecretKey: [] }]
+          : spec.auth === 'custom'
+            ? undefined
+            : [];
+    paths[path] ??= {};
+    paths[path][spec.method.toLowerCase()] = {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
+      tags: [spec.tag],
+      ...(parameters.length ? { parameters } : {}),
+      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: registry.schemaOf(spec.body) } } } } : {}),
+      responses,
+      ...(security ? { security } : {}),
+    };
+  }
+  const schemas: Record<string, unknown> = {
+    ...registry.components,
+    FieldError: {
+      type: 'object',
+      required: ['field', 'code', 'message'],
+      properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+    },
+  };
+  for (const [area, schema] of Object.entries(ERROR_SCHEMAS)) schemas[AREA_SCHEMA_NAME[area as ErrorArea]] = schema;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchyard payment orchestration API',
+      version: '1.0.0',
+      description:
+        'REST/JSON API of Switchyard. Authenticate with the public API key and private secret key headers ' +
+        '(names are case-insensitive; campaigns also accept X-Public-Api-Key / X-Private-Secret-Key). ' +
+        'Amounts are decimals with at most 4 places. Idempotent endpoints replay the first answer for 24 hours.',
+    },
+    servers: [{ url: serverUrl }],
+    components: {
+      securitySchemes: {
+        PublicApiKey: { type: 'apiKey', in: 'header', name: 'public-api-key' },
+        PrivateSecretKey: { type: 'apiKey', in: 'header', name: 'private-secret-key' },
+      },
+      schemas,
+    },
+    paths,
+  };
+}

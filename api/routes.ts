@@ -1,0 +1,93 @@
+/**
+ * Route registration. Every endpoint is declared once with its contract (codecs, headers,
+ * responses, error area, auth, idempotency); the same declaration mounts the Koa handler
+ * chain and feeds the OpenAPI document, so the two cannot drift apart.
+ */
+import Router from '@koa/router';
+import type { Next } from 'koa';
+import * as t from 'io-ts';
+import { decodeOrThrow } from '../domain/errors';
+import type { AppContext } from './context';
+import type { ErrorArea } from './errors';
+import type { AuthMode } from './middleware/auth';
+import type { IdempotencyOptions } from './middleware/idempotency';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ParameterDoc {
+  name: string;
+  description: string;
+  required?: boolean;
+  schema?: Record<string, unknown>;
+}
+
+export interface ResponseDoc {
+  description: string;
+  body?: t.Any;
+  /** Schema written by hand when there is no codec (e.g. text/html). */
+  schema?: Record<string, unknown>;
+  contentType?: string;
+}
+
+export interface RouteSpec<B extends t.Any = t.Any> {
+  method: HttpMethod;
+  /** Koa path including the version prefix, e.g. /v1/payments/:payment_id */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  area: ErrorArea;
+  /** Merchant credentials: both keys, either key, or none (system endpoints). */
+  auth: AuthMode | 'none' | 'custom';
+  idempotency?: IdempotencyOptions;
+  /** Request body codec; decoded before the handler unless decodeBody is false. */
+  body?: B;
+  decodeBody?: boolean;
+  query?: ParameterDoc[];
+  headers?: ParameterDoc[];
+  pathParams?: ParameterDoc[];
+  responses: Record<number, ResponseDoc>;
+  /** Do not rate limit (health, metrics, docs). */
+  unlimited?: boolean;
+}
+
+export type Handler<B extends t.Any> = (ctx: AppContext, body: t.TypeOf<B>) => Promise<void> | void;
+
+export type Middleware = (ctx: AppContext, next: Next) => Promise<unknown>;
+
+export interface RouteMiddlewares {
+  auth(mode: AuthMode): Middleware;
+  rateLimit: Middleware;
+  jsonBody: Middleware;
+  idempotency(options: IdempotencyOptions): Middleware;
+}
+
+export class RouteTable {
+  readonly specs: RouteSpec[] = [];
+  readonly router = new Router();
+
+  constructor(private readonly middlewares: RouteMiddlewares) {}
+
+  add<B extends t.Any>(spec: RouteSpec<B>, handler: Handler<B>, extra: Middleware[] = []): void {
+    this.specs.push(spec as unknown as RouteSpec);
+    const chain: Middleware[] = [
+      async (ctx, next) => {
+        ctx.state.errorArea = spec.area;
+        ctx.state.routePath = spec.path;
+        return next();
+      },
+    ];
+    if (spec.auth === 'pair' || spec.auth === 'either') chain.push(this.middlewares.auth(spec.auth));
+    if (!spec.unlimited) chain.push(this.middlewares.rateLimit);
+    chain.push(...extra);
+    if (spec.method !== 'GET' && spec.method !== 'DELETE') chain.push(this.middlewares.jsonBody);
+    if (spec.idempotency) chain.push(this.middlewares.idempotency(spec.idempotency));
+    chain.push(async (ctx) => {
+      const body = spec.body && spec.decodeBody !== false ? decodeOrThrow(spec.body, ctx.request.body) : ctx.request.body;
+      await handler(ctx, body as t.TypeOf<B>);
+    });
+    const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    (this.router[method] as (path: string, ...mw: Middleware[]) => unknown)(spec.path, ...chain);
+  }
+}

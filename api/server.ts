@@ -1,0 +1,65 @@
+/**
+ * API process entry point: `node dist/api/server.js`.
+ */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { loadConfig } from '../activities/runtime/config';
+import { loadKeyring } from '../activities/runtime/keys';
+import { createLogger } from '../activities/runtime/logger';
+import { connectMongo, ensureIndexes } from '../activities/runtime/mongo';
+import { connectTemporalClient } from '../activities/runtime/temporal';
+import { createApp } from './app';
+import type { AppDeps } from './context';
+import { createMetrics } from './metrics';
+
+export interface RunningApi {
+  server: Server;
+  deps: AppDeps;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startApi(overrides: Partial<AppDeps> = {}): Promise<RunningApi> {
+  const config = overrides.config ?? loadConfig();
+  const logger = overrides.logger ?? createLogger(config.logLevel, 'switchyard-api');
+  const keyring = overrides.keyring ?? loadKeyring(config.dataDir);
+  const mongo = overrides.db ? undefined : await connectMongo(config.mongodbUri, config.mongodbDb);
+  const db = overrides.db ?? mongo!.db;
+  await ensureIndexes(db);
+  const temporal = overrides.temporal ?? (await connectTemporalClient(config, keyring));
+  const deps: AppDeps = { config, logger, keyring, db, temporal, metrics: overrides.metrics ?? createMetrics() };
+  const { koa } = createApp(deps);
+  const server = koa.listen(config.port, config.host);
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  return {
+    server,
+    deps,
+    url,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      if (!overrides.temporal) await temporal.connection.close();
+      if (mongo) await mongo.client.close();
+    },
+  };
+}
+
+if (require.main === module) {
+  startApi()
+    .then((api) => {
+      api.deps.logger.info({ url: api.url }, 'Switchyard API listening');
+      const stop = () => {
+        api.deps.logger.info('shutting down API');
+        api.close().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    })
+    .catch((error) => {
+      console.error('Switchyard API failed to start:', error);
+      process.exit(1);
+    });
+}

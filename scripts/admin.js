@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+'use strict';
+/** `npm run --silent admin -- create-merchant --name NAME`: see api/admin.ts. */
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { ensureDependencies, ensureBuild, ROOT } = require('./lib/prepare');
+
+ensureDependencies();
+ensureBuild();
+const result = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'api', 'admin.js'), ...process.argv.slice(2)], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

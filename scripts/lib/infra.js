@@ -1,0 +1,123 @@
+'use strict';
+/**
+ * Starts and stops the embedded infrastructure: the Temporal CLI dev server (SQLite file,
+ * Web UI, search attributes) and FerretDB (MongoDB wire protocol, SQLite backend).
+ */
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const { log } = require('./prepare');
+
+// Must match activities/runtime/temporal.ts SEARCH_ATTRIBUTES.
+const SEARCH_ATTRIBUTES = {
+  AccountId: 'Keyword',
+  MerchantReference: 'Keyword',
+  ResourceType: 'Keyword',
+  OrganizationCode: 'Keyword',
+  ResourceStatus: 'Keyword',
+};
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function portOpen(port, host = '127.0.0.1') {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function waitForPort(port, child, name, logFile, timeoutMs = 60_000) {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}; last log lines:\n${tail(logFile)}`);
+    if (await portOpen(port)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${name} did not open port ${port} within ${timeoutMs / 1000} s; last log lines:\n${tail(logFile)}`);
+}
+
+function tail(file, lines = 20) {
+  try {
+    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+function spawnLogged(command, args, logFile, options = {}) {
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(command, args, { stdio: ['ignore', out, out], ...options });
+  fs.closeSync(out);
+  return child;
+}
+
+async function startFerretdb({ binary, port, dataDir, logDir }) {
+  const dir = path.join(dataDir, 'ferretdb');
+  fs.mkdirSync(dir, { recursive: true });
+  const logFile = path.join(logDir, 'ferretdb.log');
+  if (await portOpen(port)) throw new Error(`port ${port} for FerretDB is taken; set FERRETDB_PORT or stop the other process`);
+  const child = spawnLogged(
+    binary,
+    [
+      '--handler=sqlite',
+      `--sqlite-url=file:${dir}/`,
+      `--listen-addr=127.0.0.1:${port}`,
+      '--debug-addr=-',
+      '--telemetry=disable',
+      `--state-dir=${dir}`,
+      '--log-level=warn',
+    ],
+    logFile,
+  );
+  await waitForPort(port, child, 'FerretDB', logFile);
+  return { name: 'FerretDB', child, uri: `mongodb://127.0.0.1:${port}/`, logFile };
+}
+
+async function startTemporal({ binary, port, uiPort, dataDir, logDir, codecEndpoint, headless }) {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const logFile = path.join(logDir, 'temporal.log');
+  if (await portOpen(port)) throw new Error(`port ${port} for Temporal is taken; set TEMPORAL_PORT or stop the other process`);
+  const args = [
+    'server', 'start-dev',
+    '--db-filename', path.join(dataDir, 'temporal.db'),
+    '--ip', '127.0.0.1',
+    '--port', String(port),
+    '--log-level', 'warn',
+  ];
+  if (headless) args.push('--headless');
+  else args.push('--ui-port', String(uiPort), '--ui-disable-news-fetch');
+  if (codecEndpoint && !headless) args.push('--ui-codec-endpoint', codecEndpoint);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  const child = spawnLogged(binary, args, logFile);
+  await waitForPort(port, child, 'Temporal', logFile);
+  if (!headless) await waitForPort(uiPort, child, 'Temporal UI', logFile);
+  return { name: 'Temporal', child, address: `127.0.0.1:${port}`, uiUrl: headless ? null : `http://localhost:${uiPort}`, logFile };
+}
+
+/** Stops children in reverse start order: SIGTERM, then SIGKILL after a grace period. */
+async function stopAll(children, graceMs = 10_000) {
+  for (const item of [...children].reverse()) {
+    const child = item.child || item;
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+module.exports = { freePort, portOpen, waitForPort, startFerretdb, startTemporal, stopAll, spawnLogged, tail, SEARCH_ATTRIBUTES, log };

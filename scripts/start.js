@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * `npm start`: set-up when needed, then Temporal (dev server + Web UI) and FerretDB unless
+ * TEMPORAL_ADDRESS / MONGODB_URI point elsewhere, then the worker and the API. Prints the
+ * URLs and the sandbox merchant's credentials. Ctrl-C stops every child; data stays in
+ * DATA_DIR (default .data/) for the next start.
+ */
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { prepare, log, ROOT } = require('./lib/prepare');
+const { startFerretdb, startTemporal, stopAll, spawnLogged, tail } = require('./lib/infra');
+
+const env = { ...process.env };
+const PORT = Number(env.PORT || 3000);
+const HOST = env.HOST || '127.0.0.1';
+const DATA_DIR = path.resolve(env.DATA_DIR || path.join(ROOT, '.data'));
+const LOG_DIR = path.join(DATA_DIR, 'logs');
+const TEMPORAL_PORT = Number(env.TEMPORAL_PORT || 7233);
+const TEMPORAL_UI_PORT = Number(env.TEMPORAL_UI_PORT || 8233);
+const FERRETDB_PORT = Number(env.FERRETDB_PORT || 27017);
+const children = [];
+let stopping = false;
+
+async function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  log('stopping...');
+  await stopAll(children);
+  log('stopped; data kept in ' + DATA_DIR);
+  process.exit(code);
+}
+
+async function waitForReady(url, child, name, logFile, timeoutMs = 120_000) {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}; last log lines:\n${tail(logFile)}`);
+    try {
+      const response = await fetch(url);
+      if (response.status === 200) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${name} was not ready within ${timeoutMs / 1000} s; last log lines:\n${tail(logFile)}`);
+}
+
+async function main() {
+  process.on('SIGINT', () => stop(0));
+  process.on('SIGTERM', () => stop(0));
+  const embeddedTemporal = !env.TEMPORAL_ADDRESS;
+  const embeddedMongo = !env.MONGODB_URI;
+  const binaries = prepare({ temporal: embeddedTemporal, ferretdb: embeddedMongo });
+  fs.mkdirSync(LOG_DIR, { recursive: true });
+  const apiUrl = `http://${HOST === '0.0.0.0' ? '127.0.0.1' : HOST}:${PORT}`;
+  env.DATA_DIR = DATA_DIR;
+  env.PORT = String(PORT);
+
+  let temporalUi = env.TEMPORAL_UI_URL || null;
+  if (embeddedMongo) {
+    const ferret = await startFerretdb({ binary: binaries.ferretdb, port: FERRETDB_PORT, dataDir: DATA_DIR, logDir: LOG_DIR });
+    children.push(ferret);
+    env.MONGODB_URI = ferret.uri;
+  }
+  if (embeddedTemporal) {
+    const temporal = await startTemporal({
+      binary: binaries.temporal,
+      port: TEMPORAL_PORT,
+      uiPort: TEMPORAL_UI_PORT,
+      dataDir: DATA_DIR,
+      logDir: LOG_DIR,
+      codecEndpoint: apiUrl,
+    });
+    children.push(temporal);
+    env.TEMPORAL_ADDRESS = temporal.address;
+    temporalUi = temporal.uiUrl;
+    env.TEMPORAL_UI_URL = temporalUi;
+  }
+
+  const admin = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'api', 'admin.js'), 'sandbox-merchant', '--file', path.join(DATA_DIR, 'sandbox-merchant.json')], { env, encoding: 'utf8' });
+  if (admin.status !== 0) throw new Error(`could not prepare the sandbox merchant: ${admin.stderr}`);
+  const merchant = JSON.parse(admin.stdout);
+
+  const processes = [
+    { name: 'worker', script: path.join(ROOT, 'dist', 'activities', 'worker.js') },
+    { name: 'api', script: path.join(ROOT, 'dist', 'api', 'server.js') },
+  ];
+  for (const p of processes) {
+    p.logFile = path.join(LOG_DIR, `${p.name}.log`);
+    p.child = spawnLogged(process.execPath, [p.script], p.logFile, { env });
+    children.push(p.child);
+    p.child.once('exit', (code) => {
+      if (!stopping) {
+        log(`${p.name} exited with code ${code}; last log lines:\n${tail(p.logFile)}`);
+        stop(1);
+      }
+    });
+  }
+  const api = processes.find((p) => p.name === 'api');
+  await waitForReady(`${apiUrl}/readyz`, api.child, 'API', api.logFile);
+
+  const lines = [
+    '',
+    'Switchyard is running.',
+    `  API              ${apiUrl}/v1`,
+    `  API docs         ${apiUrl}/docs`,
+    `  OpenAPI          ${apiUrl}/v1/openapi.json`,
+    `  Readiness        ${apiUrl}/readyz`,
+    `  Temporal UI      ${temporalUi || '(external cluster: see your Temporal UI)'}`,
+    `  Temporal         ${env.TEMPORAL_ADDRESS}`,
+    `  MongoDB          ${env.MONGODB_URI.replace(/\/\/[^@]*@/, '//***@')}`,
+    `  Logs             ${LOG_DIR}`,
+    '',
+    'Sandbox merchant credentials:',
+    `  organization_code   ${merchant.organization_code}`,
+    `  account_id          ${merchant.account_id}`,
+    `  public-api-key      ${merchant.public_api_key}`,
+    `  private-secret-key  ${merchant.private_secret_key}`,
+    '',
+    'Press Ctrl-C to stop.',
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+main().catch(async (error) => {
+  console.error(`[switchyard] start failed: ${error instanceof Error ? error.message : error}`);
+  await stop(1);
+});

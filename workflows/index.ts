@@ -1,0 +1,6 @@
+/**
+ * Every workflow the worker runs. Deterministic code only: no I/O, no clocks, no
+ * randomness outside the Temporal APIs.
+ */
+export * from './ping';
+export * from './housekeeping';
