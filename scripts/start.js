@@ -92,10 +92,12 @@ async function main() {
     p.child = spawnLogged(process.execPath, [p.script], p.logFile, { env });
     children.push(p.child);
     p.child.once('exit', (code) => {
-      if (!stopping) {
+      // On Ctrl-C the terminal signals the children too; give our own handler a moment to run.
+      setTimeout(() => {
+        if (stopping) return;
         log(`${p.name} exited with code ${code}; last log lines:\n${tail(p.logFile)}`);
         stop(1);
-      }
+      }, 300);
     });
   }
   const api = processes.find((p) => p.name === 'api');
