@@ -71,7 +71,7 @@ async function main() {
       uiPort: TEMPORAL_UI_PORT,
       dataDir: DATA_DIR,
       logDir: LOG_DIR,
-      codecEndpoint: apiUrl,
+      codecEndpoint: `${apiUrl}/codec`,
     });
     children.push(temporal);
     env.TEMPORAL_ADDRESS = temporal.address;
