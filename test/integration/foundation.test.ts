@@ -57,7 +57,13 @@ describe('foundation (integration)', function () {
       await call('/v1/pings/00000000-0000-4000-8000-000000000000', { credentials: merchant });
       const metrics = await call('/metrics');
       assert.match(metrics.text, /switchyard_http_request_duration_seconds_count\{method="GET",route="\/v1\/pings\/:ping_id",status="404"\} \d+/);
-      assert.match(metrics.text, /switchyard_workflow_starts_total/);
+    });
+
+    it('counts each workflow start once, by workflow type', async () => {
+      const count = async () => Number((await call('/metrics')).text.match(/switchyard_workflow_starts_total\{workflow_type="pingWorkflow"\} (\d+)/)?.[1] ?? 0);
+      const before = await count();
+      assert.equal((await call('/v1/pings', { body: { message: 'count me' }, credentials: merchant })).status, 201);
+      assert.equal(await count(), before + 1);
     });
   });
 
