@@ -60,7 +60,6 @@ function booleanQuery(ctx: AppContext, name: string): boolean {
  */
 async function startPayment(deps: AppDeps, input: PaymentWorkflowInput): Promise<PaymentRecord> {
   const { paymentId, organizationCode, accountId, request } = input.payment;
-  deps.metrics.workflowStarts.inc({ workflow_type: 'paymentWorkflow' });
   const handle = await deps.temporal.workflow.start('paymentWorkflow', {
     workflowId: paymentWorkflowId(paymentId),
     taskQueue: deps.config.taskQueue,
