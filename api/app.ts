@@ -5,12 +5,13 @@ import cors from '@koa/cors';
 import Koa from 'koa';
 import type { AppDeps, AppState } from './context';
 import { errorMiddleware } from './errors';
-import { authenticate, CredentialCache } from './middleware/auth';
+import { authenticate, BearerVerifier, CredentialCache } from './middleware/auth';
 import { jsonBody } from './middleware/body';
 import { idempotency, IdempotencyStore } from './middleware/idempotency';
 import { rateLimit, RateLimiter } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { registerCodecRoutes } from './routers/codec';
+import { registerOrganizationRoutes } from './routers/organizations';
 import { registerPingRoutes } from './routers/pings';
 import { registerSystemRoutes } from './routers/system';
 import { RouteTable } from './routes';
@@ -22,10 +23,11 @@ export interface App {
 
 export function createApp(deps: AppDeps): App {
   const credentials = new CredentialCache(deps.db);
+  const bearer = new BearerVerifier(deps.db, deps.keyring);
   const limiter = new RateLimiter(deps.db, deps.config.rateLimit);
   const idempotencyStore = new IdempotencyStore(deps.db);
   const routes = new RouteTable({
-    auth: (mode) => authenticate(credentials, mode),
+    auth: (mode) => authenticate(credentials, mode, bearer),
     rateLimit: rateLimit(limiter, deps.config.rateLimit),
     jsonBody: jsonBody(),
     idempotency: (options) => idempotency(idempotencyStore, options),
@@ -34,6 +36,7 @@ export function createApp(deps: AppDeps): App {
   registerSystemRoutes(routes, deps);
   registerCodecRoutes(routes, deps);
   registerPingRoutes(routes, deps);
+  registerOrganizationRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

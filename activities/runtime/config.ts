@@ -29,6 +29,12 @@ export interface Config {
   codecCorsOrigins: string[];
   sandboxGatewayUrl: string;
   sandboxGatewayPort: number;
+  /** Lifetime of whitelabel embed tokens (POST /v1/organizations/authenticate). */
+  whitelabelTokenTtlSeconds: number;
+  /** Lifetime of signed report download links. */
+  reportLinkTtlSeconds: number;
+  /** Multiplies the simulated bank rails' settlement delays (1 = realistic; tests use a tiny factor). */
+  bankingSettlementTimeScale: number;
 }
 
 function intFrom(name: string, fallback: number): number {
@@ -36,6 +42,14 @@ function intFrom(name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function ratioFrom(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
   return value;
 }
 
@@ -69,5 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     sandboxGatewayUrl: (env.SANDBOX_GATEWAY_URL || `http://127.0.0.1:${sandboxGatewayPort}`).replace(/\/$/, ''),
     sandboxGatewayPort,
+    whitelabelTokenTtlSeconds: Math.max(1, intFrom('WHITELABEL_TOKEN_TTL_SECONDS', 86_400)),
+    reportLinkTtlSeconds: Math.max(1, intFrom('REPORT_LINK_TTL_SECONDS', 900)),
+    bankingSettlementTimeScale: ratioFrom('BANKING_SETTLEMENT_TIME_SCALE', 1),
   };
 }

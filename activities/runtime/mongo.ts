@@ -37,10 +37,16 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   idempotency_keys: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
   rate_limit_slots: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
   pings: [{ key: { organization_code: 1 }, name: 'by_organization' }],
+  whitelabel_users: [{ key: { organization_code: 1, email: 1 }, unique: true, name: 'organization_email_unique' }],
+  whitelabel_tokens: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  account_groups: [
+    { key: { organization_code: 1, name: 1 }, unique: true, name: 'organization_name_unique' },
+    { key: { organization_code: 1, created_at: -1 }, name: 'by_organization_newest' },
+  ],
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
-export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots'];
+export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'whitelabel_tokens'];
 
 /**
  * Creates the indexes that do not exist yet. Existing ones are skipped by name because
