@@ -13,6 +13,7 @@ import { requestContext } from './middleware/request-context';
 import { registerCodecRoutes } from './routers/codec';
 import { registerOrganizationRoutes } from './routers/organizations';
 import { registerPingRoutes } from './routers/pings';
+import { registerSellerRoutes } from './routers/sellers';
 import { registerSystemRoutes } from './routers/system';
 import { RouteTable } from './routes';
 
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): App {
   registerCodecRoutes(routes, deps);
   registerPingRoutes(routes, deps);
   registerOrganizationRoutes(routes, deps);
+  registerSellerRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

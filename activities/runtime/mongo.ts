@@ -43,6 +43,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { organization_code: 1, name: 1 }, unique: true, name: 'organization_name_unique' },
     { key: { organization_code: 1, created_at: -1 }, name: 'by_organization_newest' },
   ],
+  sellers: [{ key: { organization_code: 1, merchant_seller_id: 1 }, unique: true, name: 'organization_merchant_seller_id_unique' }],
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
