@@ -10,6 +10,7 @@ import { jsonBody } from './middleware/body';
 import { idempotency, IdempotencyStore } from './middleware/idempotency';
 import { rateLimit, RateLimiter } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
+import { registerBankingRoutes } from './routers/banking';
 import { registerCodecRoutes } from './routers/codec';
 import { registerOrganizationRoutes } from './routers/organizations';
 import { registerPingRoutes } from './routers/pings';
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps): App {
   registerPingRoutes(routes, deps);
   registerOrganizationRoutes(routes, deps);
   registerSellerRoutes(routes, deps);
+  registerBankingRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

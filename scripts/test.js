@@ -44,6 +44,8 @@ async function main() {
       TEMPORAL_NAMESPACE: 'default',
       FERRETDB_BIN: binaries.ferretdb,
       LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
+      // Simulated bank rails settle in milliseconds instead of hours or days.
+      BANKING_SETTLEMENT_TIME_SCALE: process.env.BANKING_SETTLEMENT_TIME_SCALE || '0.00001',
       SWITCHYARD_TEST_LOG_DIR: logDir,
     };
     const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');

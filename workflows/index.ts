@@ -4,3 +4,4 @@
  */
 export * from './ping';
 export * from './housekeeping';
+export * from './banking-transfer';

@@ -43,6 +43,9 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { organization_code: 1, name: 1 }, unique: true, name: 'organization_name_unique' },
     { key: { organization_code: 1, created_at: -1 }, name: 'by_organization_newest' },
   ],
+  banking_accounts: [{ key: { organization_code: 1, account_id: 1 }, name: 'by_organization_account' }],
+  banking_transfers: [{ key: { organization_code: 1, account_id: 1 }, name: 'by_organization_account' }],
+  banking_transfer_events: [{ key: { transfer_id: 1, created_at: 1 }, name: 'by_transfer' }],
   sellers: [{ key: { organization_code: 1, merchant_seller_id: 1 }, unique: true, name: 'organization_merchant_seller_id_unique' }],
 };
 
