@@ -9,6 +9,7 @@ import type { Logger } from './runtime/logger';
 import { EXPIRING_COLLECTIONS } from './runtime/mongo';
 import { newId } from '../domain/credentials';
 import { createBankingActivities } from './banking';
+import { createReportActivities } from './reports';
 
 export interface ActivityDeps {
   config: Config;
@@ -20,6 +21,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createBankingActivities(deps),
+    ...createReportActivities(deps),
     async recordPing(input: { organizationCode: string; message: string }): Promise<{ pingId: string; echoed: string }> {
       const pingId = newId();
       await deps.db.collection('pings').insertOne({ _id: pingId as never, organization_code: input.organizationCode, at: new Date() });

@@ -14,6 +14,7 @@ import { registerBankingRoutes } from './routers/banking';
 import { registerCodecRoutes } from './routers/codec';
 import { registerOrganizationRoutes } from './routers/organizations';
 import { registerPingRoutes } from './routers/pings';
+import { registerReportRoutes } from './routers/reports';
 import { registerSellerRoutes } from './routers/sellers';
 import { registerSystemRoutes } from './routers/system';
 import { RouteTable } from './routes';
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps): App {
   registerOrganizationRoutes(routes, deps);
   registerSellerRoutes(routes, deps);
   registerBankingRoutes(routes, deps);
+  registerReportRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

@@ -16,7 +16,6 @@ export interface LifecycleStart {
 }
 
 export async function startAndAwaitRecord<R>(deps: AppDeps, start: LifecycleStart): Promise<R> {
-  deps.metrics.workflowStarts.inc({ workflow_type: start.workflowType });
   const startWorkflowOperation = new WithStartWorkflowOperation(start.workflowType, {
     taskQueue: deps.config.taskQueue,
     workflowId: start.workflowId,

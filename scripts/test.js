@@ -46,6 +46,8 @@ async function main() {
       LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
       // Simulated bank rails settle in milliseconds instead of hours or days.
       BANKING_SETTLEMENT_TIME_SCALE: process.env.BANKING_SETTLEMENT_TIME_SCALE || '0.00001',
+      // Small enough for a test to reach the TOO_MANY_ROWS failure of a report.
+      REPORT_MAX_ROWS: process.env.REPORT_MAX_ROWS || '200',
       SWITCHYARD_TEST_LOG_DIR: logDir,
     };
     const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');

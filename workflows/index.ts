@@ -5,3 +5,4 @@
 export * from './ping';
 export * from './housekeeping';
 export * from './banking-transfer';
+export * from './report';

@@ -33,6 +33,8 @@ export interface Config {
   whitelabelTokenTtlSeconds: number;
   /** Lifetime of signed report download links. */
   reportLinkTtlSeconds: number;
+  /** A report with more rows than this fails (TOO_MANY_ROWS) instead of growing without bound. */
+  reportMaxRows: number;
   /** Multiplies the simulated bank rails' settlement delays (1 = realistic; tests use a tiny factor). */
   bankingSettlementTimeScale: number;
 }
@@ -85,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxGatewayPort,
     whitelabelTokenTtlSeconds: Math.max(1, intFrom('WHITELABEL_TOKEN_TTL_SECONDS', 86_400)),
     reportLinkTtlSeconds: Math.max(1, intFrom('REPORT_LINK_TTL_SECONDS', 900)),
+    reportMaxRows: Math.max(1, intFrom('REPORT_MAX_ROWS', 1_000_000)),
     bankingSettlementTimeScale: ratioFrom('BANKING_SETTLEMENT_TIME_SCALE', 1),
   };
 }

@@ -46,6 +46,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   banking_accounts: [{ key: { organization_code: 1, account_id: 1 }, name: 'by_organization_account' }],
   banking_transfers: [{ key: { organization_code: 1, account_id: 1 }, name: 'by_organization_account' }],
   banking_transfer_events: [{ key: { transfer_id: 1, created_at: 1 }, name: 'by_transfer' }],
+  reports: [{ key: { organization_code: 1 }, name: 'by_organization' }],
   sellers: [{ key: { organization_code: 1, merchant_seller_id: 1 }, unique: true, name: 'organization_merchant_seller_id_unique' }],
 };
 
