@@ -24,7 +24,7 @@ import { isUuid } from '../../domain/codecs/common';
 import { openString, sealString, type Keyring } from '../../domain/crypto';
 import { ApiError, FieldError } from '../../domain/errors';
 import type { AppDeps } from '../context';
-import { startAndAwaitRecord } from '../lifecycle';
+import { lifecycleWorkflowId, startAndAwaitRecord } from '../lifecycle';
 import type { RouteTable } from '../routes';
 
 const TAG = 'Banking connectivity';
@@ -230,7 +230,7 @@ export function registerBankingRoutes(routes: RouteTable, deps: AppDeps): void {
       // the first transfer instead of creating a second one.
       const stored = await startAndAwaitRecord<BankingTransferRecord>(deps, {
         workflowType: 'bankingTransferWorkflow',
-        workflowId: `banking-transfer-${organizationCode}-${ctx.get('x-idempotency-key').toLowerCase()}`,
+        workflowId: lifecycleWorkflowId(ctx, 'banking-transfer', id),
         args: [{ transfer: record }],
         searchAttributes: {
           ResourceType: ['banking_transfer'],

@@ -12,7 +12,7 @@ import { Report, ReportCreateRequest, ReportDownload } from '../../domain/codecs
 import { ApiError } from '../../domain/errors';
 import { checkDownloadLink, MAX_REPORT_RANGE_DAYS, signedDownloadQuery } from '../../domain/reports';
 import type { AppContext, AppDeps } from '../context';
-import { startAndAwaitRecord } from '../lifecycle';
+import { lifecycleWorkflowId, startAndAwaitRecord } from '../lifecycle';
 import type { RouteTable } from '../routes';
 
 const TAG = 'Reports';
@@ -93,7 +93,7 @@ export function registerReportRoutes(routes: RouteTable, deps: AppDeps): void {
       };
       const stored = await startAndAwaitRecord<ReportRecord>(deps, {
         workflowType: 'reportWorkflow',
-        workflowId: `report-${id}`,
+        workflowId: lifecycleWorkflowId(ctx, 'report', id),
         args: [{ report: record }],
         searchAttributes: {
           ResourceType: ['report'],

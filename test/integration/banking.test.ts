@@ -319,6 +319,31 @@ describe('banking connectivity (integration)', function () {
     });
   });
 
+  describe('when no worker confirms the transfer', () => {
+    it('answers 503 after the bounded wait and releases the idempotency key', async function () {
+      this.timeout(40_000);
+      const { startApi } = await import('../../api/server');
+      const { testConfig } = await import('../support/stack');
+      const { createLogger } = await import('../../activities/runtime/logger');
+      // An API whose task queue no worker polls: the workflow starts but never records.
+      const api = await startApi({ config: testConfig({ taskQueue: `idle-${randomUUID()}` }), keyring: stack.keyring, db: stack.db, temporal: stack.temporal, logger: createLogger('silent') });
+      const key = randomUUID();
+      try {
+        const started = Date.now();
+        const response = await call('/v1/banking/transfers', { body: usTransfer(), credentials: merchant, headers: { 'x-idempotency-key': key } }, api.url);
+        assert.equal(response.status, 503);
+        assert.equal(response.body.code, 'SERVICE_UNAVAILABLE');
+        assert.equal(response.body.http_code, 503);
+        assert.match(response.body.messages[0], /retry it with the same X-Idempotency-Key/);
+        assert.ok(Date.now() - started >= 9_500);
+        assert.equal(await stack.db.collection('idempotency_keys').countDocuments({ _id: `${merchant.organization_code}:${key}` as never }), 0);
+      } finally {
+        await api.close();
+        await stack.temporal.workflow.getHandle(`banking-transfer-${merchant.organization_code}-${key}`).terminate('test cleanup').catch(() => undefined);
+      }
+    });
+  });
+
   describe('transfer status lookup', () => {
     it("another organization's transfer answers exactly like a missing one", async () => {
       const created = await transfer(usTransfer());
