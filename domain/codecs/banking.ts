@@ -15,7 +15,9 @@ export const BankingProvider = annotate(pattern('BankingProvider', /^[A-Z0-9_]{2
   description: 'banking-connectivity provider code; SANDBOX_BANK is the built-in simulated bank',
   example: 'SANDBOX_BANK',
 });
-export const BankingTransferStatus = enumOf('BankingTransferStatus', BANKING_TRANSFER_STATUSES);
+export const BankingTransferStatus = annotate(enumOf('BankingTransferStatus', BANKING_TRANSFER_STATUSES), {
+  description: 'PENDING (accepted) -> PROCESSING (submitted to the rail) -> COMPLETED (settled) or FAILED (rejected by the bank; see failure). COMPLETED and FAILED are final.',
+});
 
 const AccountNumber = pattern('AccountNumber', /^\d{4,17}$/, 'must be 4 to 17 digits');
 

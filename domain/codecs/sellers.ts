@@ -36,6 +36,21 @@ export const SellerAddress = struct(
   { line_2: nullable(boundedString(0, 255)), state: nullable(boundedString(1, 255)), zip_code: nullable(boundedString(1, 20)) },
 );
 
+/** Keys MongoDB treats specially ($-prefixed, dotted) are refused, and the size is capped. */
+function storableObject(value: unknown, depth = 0): boolean {
+  if (Array.isArray(value)) return depth < 8 && value.every((v) => storableObject(v, depth + 1));
+  if (value === null || typeof value !== 'object') return true;
+  return depth < 8 && Object.entries(value).every(([k, v]) => /^[A-Za-z0-9_-]{1,64}$/.test(k) && storableObject(v, depth + 1));
+}
+
+const WalletDetails = refined(
+  'WalletDetails',
+  t.UnknownRecord,
+  (o) => storableObject(o) && JSON.stringify(o).length <= 4096,
+  'must be an object of at most 4096 JSON characters whose keys are 1 to 64 letters, digits, "_" or "-"',
+  { type: 'object', description: 'provider-specific wallet settings' },
+);
+
 export const SellerPaymentMethodInput = struct(
   'SellerPaymentMethod',
   {
@@ -43,7 +58,7 @@ export const SellerPaymentMethodInput = struct(
     payment_method_type: pattern('SellerPaymentMethodType', /^[A-Z_]{2,60}$/, 'must be an upper-case payment method type such as CARD'),
     merchant_id: annotate(boundedString(1, 255), { description: "the seller's merchant identifier at the provider" }),
   },
-  { wallet_details: nullable(annotate(t.UnknownRecord, { description: 'provider-specific wallet settings' })) },
+  { wallet_details: nullable(WalletDetails) },
 );
 
 export const SellerCreateRequest = struct(

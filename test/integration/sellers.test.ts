@@ -113,6 +113,9 @@ describe('sellers (integration)', function () {
       [{ ...base, website: 'not a url' }, 'website'],
       [{ ...base, payment_methods: [{ provider_id: 'sandbox', payment_method_type: 'CARD', merchant_id: 'm' }] }, 'payment_methods.0.provider_id'],
       [{ ...base, payment_methods: Array.from({ length: 51 }, () => base.payment_methods[0]) }, 'payment_methods'],
+      [{ ...base, payment_methods: [{ ...base.payment_methods[1], wallet_details: { $where: 'x' } }] }, 'payment_methods.0.wallet_details'],
+      [{ ...base, payment_methods: [{ ...base.payment_methods[1], wallet_details: { nested: { 'a.b': 1 } } }] }, 'payment_methods.0.wallet_details'],
+      [{ ...base, payment_methods: [{ ...base.payment_methods[1], wallet_details: { big: 'x'.repeat(4100) } }] }, 'payment_methods.0.wallet_details'],
     ];
     for (const [body, field] of cases) {
       const response = await call('/v1/sellers', { body, credentials: merchant });
