@@ -28,7 +28,9 @@ export function createReportActivities(deps: ActivityDeps) {
   }
 
   async function setStatus(reportId: string, status: ReportStatus, fields: Partial<ReportRecord<Date>>) {
-    await collection.updateOne({ _id: reportId }, { $set: { ...fields, status, updated_at: new Date() } });
+    // From PENDING only: a retried activity never rewrites the final state (only this
+    // report's workflow writes, so the condition decides no race).
+    await collection.updateOne({ _id: reportId, status: 'PENDING' }, { $set: { ...fields, status, updated_at: new Date() } });
   }
 
   return {
