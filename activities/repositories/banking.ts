@@ -78,8 +78,9 @@ export function findOwnedBankingAccount(db: Db, organizationCode: string, id: st
   return bankingAccounts(db).findOne({ _id: id, organization_code: organizationCode });
 }
 
+/** The transfer when it belongs to the organization and to `accountId` (its account_id or its source account). */
 export function findOwnedBankingTransfer(db: Db, organizationCode: string, accountId: string, transferId: string) {
-  return bankingTransfers(db).findOne({ _id: transferId, organization_code: organizationCode, account_id: accountId });
+  return bankingTransfers(db).findOne({ _id: transferId, organization_code: organizationCode, $or: [{ account_id: accountId }, { source_account_id: accountId }] });
 }
 
 export function listBankingTransferEvents(db: Db, transferId: string) {

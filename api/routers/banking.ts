@@ -253,7 +253,7 @@ export function registerBankingRoutes(routes: RouteTable, deps: AppDeps): void {
       method: 'GET', path: '/v1/banking/accounts/:account_id/transfers/:transfer_id', operationId: 'getBankingTransfer', tag: TAG, area: 'banking', auth: 'pair-or-bearer',
       summary: 'Read a banking transfer and its progress events',
       pathParams: [
-        { name: 'account_id', description: 'your Switchyard account (account_id of the transfer)', schema: { type: 'string', format: 'uuid' } },
+        { name: 'account_id', description: 'your Switchyard account (account_id of the transfer) or the transfer\'s source banking account id', schema: { type: 'string', format: 'uuid' } },
         { name: 'transfer_id', description: 'id from the initiation response', schema: { type: 'string', format: 'uuid' } },
       ],
       responses: {
@@ -264,7 +264,8 @@ export function registerBankingRoutes(routes: RouteTable, deps: AppDeps): void {
     async (ctx) => {
       const organizationCode = ctx.state.principal!.organizationCode;
       const { account_id: accountId, transfer_id: transferId } = ctx.params;
-      if (!isUuid(accountId) || !(await findOwnedAccount(deps.db, organizationCode, accountId))) throw accountNotFound('account');
+      const owned = isUuid(accountId) && ((await findOwnedAccount(deps.db, organizationCode, accountId)) || (await findOwnedBankingAccount(deps.db, organizationCode, accountId)));
+      if (!owned) throw accountNotFound('account');
       const transfer = isUuid(transferId) ? await findOwnedBankingTransfer(deps.db, organizationCode, accountId, transferId) : null;
       if (!transfer) throw new ApiError('not_found', 'transfer not found', { code: 'TRANSFER_NOT_FOUND' });
       ctx.body = transferView(deps.keyring, transfer, await listBankingTransferEvents(deps.db, transfer._id));

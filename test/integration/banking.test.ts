@@ -358,6 +358,18 @@ describe('banking connectivity (integration)', function () {
       assert.deepEqual(otherAccount.body, { code: 'TRANSFER_NOT_FOUND', messages: ['transfer not found'], http_code: 404 });
     });
 
+    it('finds a transfer under its account_id or its source banking account, not under another account', async () => {
+      const created = await transfer(usTransfer());
+      const bySource = await call(`/v1/banking/accounts/${us.id}/transfers/${created.body.id}`, { credentials: merchant });
+      assert.equal(bySource.status, 200);
+      assert.equal(bySource.body.id, created.body.id);
+      const underOtherAccount = await call(`/v1/banking/accounts/${uk.id}/transfers/${created.body.id}`, { credentials: merchant });
+      assert.equal(underOtherAccount.status, 404);
+      assert.equal(underOtherAccount.body.code, 'TRANSFER_NOT_FOUND');
+      const foreignSource = await call(`/v1/banking/accounts/${us.id}/transfers/${created.body.id}`, { credentials: other });
+      assert.deepEqual(foreignSource.body, { code: 'ACCOUNT_NOT_FOUND', messages: ['account not found'], http_code: 404 });
+    });
+
     it('reads a transfer with a whitelabel embed token of the organization', async () => {
       const created = await transfer(usTransfer());
       const user = await call('/v1/organizations/users', { body: { name: 'Treasury viewer', email: `t-${randomUUID()}@example.com` }, credentials: merchant });
