@@ -218,7 +218,7 @@ export function registerOrganizationRoutes(routes: RouteTable, deps: AppDeps): v
       method: 'GET', path: '/v1/organizations/account-groups', operationId: 'listAccountGroups', tag: TAG, area: 'whitelabel', auth: 'pair-or-bearer',
       summary: 'List account groups, newest first',
       query: [{ name: 'merchant_id', description: 'only the groups of this merchant (account_id)', schema: { type: 'string', format: 'uuid' } }, ...PAGE_QUERY_DOCS],
-      responses: { 200: { description: 'One page of account groups', body: AccountGroupList } },
+      responses: { 200: { description: 'One page of account groups', body: AccountGroupList }, 400: { description: 'INVALID_PARAMETERS: limit, cursor or merchant_id invalid' } },
     },
     async (ctx) => {
       const page = readPageRequest(ctx);
