@@ -235,6 +235,37 @@ describe('banking connectivity (integration)', function () {
       assert.equal(smallest.status, 202);
     });
 
+    it('accepts destination numbers and references at their length limits and refuses one past them', async () => {
+      const ukBase = { ...usTransfer(), source_account_id: uk.id, amount: { value: 10, currency: 'GBP' }, payment_rail: 'BACS' };
+      const auBase = { ...usTransfer(), source_account_id: au.id, amount: { value: 10, currency: 'AUD' }, payment_rail: 'BPAY' };
+      const accepted: Array<[string, Record<string, unknown>]> = [
+        ['US 4 digits', usTransfer({ destination_account: { ...US_DESTINATION, account_number: '1234' } })],
+        ['US 17 digits', usTransfer({ destination_account: { ...US_DESTINATION, account_number: '1'.repeat(17) } })],
+        ['AU 5 digits', { ...auBase, destination_account: { account_number: '12345', bsb: '062000' } }],
+        ['AU 9 digits', { ...auBase, destination_account: { account_number: '123456789', bsb: '062000' } }],
+        ['UK 8 digits', { ...ukBase, destination_account: { account_number: '12345678', sort_code: '123456' } }],
+        ['merchant_transfer_id 255', usTransfer({ merchant_transfer_id: 'm'.repeat(255) })],
+        ['description 3', usTransfer({ description: 'abc' })],
+      ];
+      for (const [label, body] of accepted) assert.equal((await transfer(body)).status, 202, label);
+      const refused: Array<[string, Record<string, unknown>]> = [
+        ['US 3 digits', usTransfer({ destination_account: { ...US_DESTINATION, account_number: '123' } })],
+        ['US 18 digits', usTransfer({ destination_account: { ...US_DESTINATION, account_number: '1'.repeat(18) } })],
+        ['AU 4 digits', { ...auBase, destination_account: { account_number: '1234', bsb: '062000' } }],
+        ['UK 9 digits', { ...ukBase, destination_account: { account_number: '123456789', sort_code: '123456' } }],
+        ['UK 5-digit sort code', { ...ukBase, destination_account: { account_number: '12345678', sort_code: '12345' } }],
+        ['AU 5-digit bsb', { ...auBase, destination_account: { account_number: '12345', bsb: '06200' } }],
+        ['merchant_transfer_id 256', usTransfer({ merchant_transfer_id: 'm'.repeat(256) })],
+        ['merchant_transfer_id empty', usTransfer({ merchant_transfer_id: '' })],
+        ['swift 9 characters', usTransfer({ destination_account: { ...US_DESTINATION, swift: 'CHASUS33X' } })],
+      ];
+      for (const [label, body] of refused) {
+        const response = await transfer(body);
+        assert.equal(response.status, 400, label);
+        assert.equal(response.body.code, 'VALIDATION_ERROR', label);
+      }
+    });
+
     it('404 ACCOUNT_NOT_FOUND for an unknown or foreign source, account_id or destination_account_id', async () => {
       const foreignSource = await createAccount(other, { currency: 'USD', region: 'US' });
       const cases: Array<[Record<string, unknown>, string]> = [
