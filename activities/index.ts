@@ -11,6 +11,8 @@ import { newId } from '../domain/credentials';
 import { createPaymentActivities } from './payments';
 import { createWebhookActivities } from './webhooks';
 import { createCustomerActivities } from './customers';
+import { createBankingActivities } from './banking';
+import { createReportActivities } from './reports';
 
 export interface ActivityDeps {
   config: Config;
@@ -24,7 +26,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createWebhookActivities(deps),
     ...createCustomerActivities(deps),
-
+    ...createBankingActivities(deps),
+    ...createReportActivities(deps),
     async recordPing(input: { organizationCode: string; message: string }): Promise<{ pingId: string; echoed: string }> {
       const pingId = newId();
       await deps.db.collection('pings').insertOne({ _id: pingId as never, organization_code: input.organizationCode, at: new Date() });

@@ -18,7 +18,14 @@ async function main() {
     { binaries, prefix: 'test', database: 'switchyard_test', keepDataOnFailure: process.env.KEEP_TEST_DATA === 'true' },
     (env) => {
       log(`infrastructure up after ${((Date.now() - started) / 1000).toFixed(1)} s; running mocha`);
-      return runNode([mocha, '--config', path.join(ROOT, '.mocharc.json'), ...process.argv.slice(2)], { ...env, NODE_ENV: 'test' });
+      return runNode([mocha, '--config', path.join(ROOT, '.mocharc.json'), ...process.argv.slice(2)], {
+        ...env,
+        NODE_ENV: 'test',
+        // Simulated bank rails settle in milliseconds instead of hours or days.
+        BANKING_SETTLEMENT_TIME_SCALE: process.env.BANKING_SETTLEMENT_TIME_SCALE || '0.00001',
+        // Small enough for a test to reach the TOO_MANY_ROWS failure of a report.
+        REPORT_MAX_ROWS: process.env.REPORT_MAX_ROWS || '200',
+      });
     },
   );
   log(`tests finished in ${((Date.now() - started) / 1000).toFixed(1)} s with exit code ${exitCode}`);

@@ -7,3 +7,5 @@ export * from './housekeeping';
 export * from './payment';
 export * from './webhook-delivery';
 export * from './enrollment';
+export * from './banking-transfer';
+export * from './report';

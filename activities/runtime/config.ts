@@ -37,6 +37,14 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
+  /** Lifetime of whitelabel embed tokens (POST /v1/organizations/authenticate). */
+  whitelabelTokenTtlSeconds: number;
+  /** Lifetime of signed report download links. */
+  reportLinkTtlSeconds: number;
+  /** A report with more rows than this fails (TOO_MANY_ROWS) instead of growing without bound. */
+  reportMaxRows: number;
+  /** Multiplies the simulated bank rails' settlement delays (1 = realistic; tests use a tiny factor). */
+  bankingSettlementTimeScale: number;
 }
 
 function intFrom(name: string, fallback: number): number {
@@ -44,6 +52,14 @@ function intFrom(name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function ratioFrom(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
   return value;
 }
 
@@ -82,5 +98,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: intFrom('WEBHOOK_RETRY_BASE_MS', 30_000),
     webhookMaxAttempts: Math.max(1, intFrom('WEBHOOK_MAX_ATTEMPTS', 8)),
     webhookTimeoutMs: intFrom('WEBHOOK_TIMEOUT_MS', 5_000),
+    whitelabelTokenTtlSeconds: Math.max(1, intFrom('WHITELABEL_TOKEN_TTL_SECONDS', 86_400)),
+    reportLinkTtlSeconds: Math.max(1, intFrom('REPORT_LINK_TTL_SECONDS', 900)),
+    reportMaxRows: Math.max(1, intFrom('REPORT_MAX_ROWS', 1_000_000)),
+    bankingSettlementTimeScale: ratioFrom('BANKING_SETTLEMENT_TIME_SCALE', 1),
   };
 }

@@ -52,10 +52,21 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   routing_rules: [{ key: { account_id: 1, priority: 1 }, name: 'by_account_priority' }],
   webhook_deliveries: [{ key: { organization_code: 1, resource_id: 1 }, name: 'by_resource' }],
   domain_events: [{ key: { type: 1, occurred_at: 1 }, name: 'by_type_time' }],
+  whitelabel_users: [{ key: { organization_code: 1, email: 1 }, unique: true, name: 'organization_email_unique' }],
+  whitelabel_tokens: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  account_groups: [
+    { key: { organization_code: 1, name: 1 }, unique: true, name: 'organization_name_unique' },
+    { key: { organization_code: 1, created_at: -1 }, name: 'by_organization_newest' },
+  ],
+  banking_accounts: [{ key: { organization_code: 1, account_id: 1 }, name: 'by_organization_account' }],
+  banking_transfers: [{ key: { organization_code: 1, account_id: 1 }, name: 'by_organization_account' }],
+  banking_transfer_events: [{ key: { transfer_id: 1, created_at: 1 }, name: 'by_transfer' }],
+  reports: [{ key: { organization_code: 1 }, name: 'by_organization' }],
+  sellers: [{ key: { organization_code: 1, merchant_seller_id: 1 }, unique: true, name: 'organization_merchant_seller_id_unique' }],
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
-export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'vault_security_codes', 'card_tokens', 'card_token_uses'];
+export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'vault_security_codes', 'card_tokens', 'card_token_uses', 'whitelabel_tokens'];
 
 /**
  * Creates the indexes that do not exist yet. Existing ones are skipped by name because
