@@ -96,6 +96,7 @@ async function startTemporal({ binary, port, uiPort, dataDir, logDir, codecEndpo
     '--ip', '127.0.0.1',
     '--port', String(port),
     '--log-level', 'warn',
+    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
   ];
   if (headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort), '--ui-disable-news-fetch');
