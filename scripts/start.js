@@ -83,7 +83,10 @@ async function main() {
   if (admin.status !== 0) throw new Error(`could not prepare the sandbox merchant: ${admin.stderr}`);
   const merchant = JSON.parse(admin.stdout);
 
+  // The sandbox gateway (a loopback acquirer for test cards) starts first: the worker's
+  // provider connector calls it at SANDBOX_GATEWAY_URL.
   const processes = [
+    { name: 'sandbox-gateway', script: path.join(ROOT, 'dist', 'activities', 'sandbox-gateway', 'server.js') },
     { name: 'worker', script: path.join(ROOT, 'dist', 'activities', 'worker.js') },
     { name: 'api', script: path.join(ROOT, 'dist', 'api', 'server.js') },
   ];
@@ -112,6 +115,7 @@ async function main() {
     `  Readiness        ${apiUrl}/readyz`,
     `  Temporal UI      ${temporalUi || '(external cluster: see your Temporal UI)'}`,
     `  Temporal         ${env.TEMPORAL_ADDRESS}`,
+    `  Sandbox gateway  ${env.SANDBOX_GATEWAY_URL || `http://127.0.0.1:${env.SANDBOX_GATEWAY_PORT || 3100}`}`,
     `  MongoDB          ${env.MONGODB_URI.replace(/\/\/[^@]*@/, '//***@')}`,
     `  Logs             ${LOG_DIR}`,
     '',

@@ -4,3 +4,6 @@
  */
 export * from './ping';
 export * from './housekeeping';
+export * from './payment';
+export * from './webhook-delivery';
+export * from './enrollment';

@@ -29,6 +29,14 @@ export interface Config {
   codecCorsOrigins: string[];
   sandboxGatewayUrl: string;
   sandboxGatewayPort: number;
+  /** How long one provider call may take before it is reversed and the next connection tried. */
+  providerTimeoutMs: number;
+  /** How long POST /v1/payments waits for the first outcome before answering PENDING. */
+  paymentSyncWaitMs: number;
+  /** Outgoing webhooks: first retry delay (doubles each attempt), attempts, per-call timeout. */
+  webhookRetryBaseMs: number;
+  webhookMaxAttempts: number;
+  webhookTimeoutMs: number;
 }
 
 function intFrom(name: string, fallback: number): number {
@@ -69,5 +77,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     sandboxGatewayUrl: (env.SANDBOX_GATEWAY_URL || `http://127.0.0.1:${sandboxGatewayPort}`).replace(/\/$/, ''),
     sandboxGatewayPort,
+    providerTimeoutMs: intFrom('PROVIDER_TIMEOUT_MS', 10_000),
+    paymentSyncWaitMs: intFrom('PAYMENT_SYNC_WAIT_MS', 3_000),
+    webhookRetryBaseMs: intFrom('WEBHOOK_RETRY_BASE_MS', 30_000),
+    webhookMaxAttempts: Math.max(1, intFrom('WEBHOOK_MAX_ATTEMPTS', 8)),
+    webhookTimeoutMs: intFrom('WEBHOOK_TIMEOUT_MS', 5_000),
   };
 }

@@ -37,10 +37,23 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   idempotency_keys: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
   rate_limit_slots: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
   pings: [{ key: { organization_code: 1 }, name: 'by_organization' }],
+  payments: [
+    { key: { organization_code: 1, merchant_order_id: 1 }, name: 'by_merchant_order_id' },
+    { key: { account_id: 1, created_at: -1 }, name: 'by_account' },
+  ],
+  vault_cards: [{ key: { organization_code: 1, fingerprint: 1 }, name: 'by_fingerprint' }],
+  vault_security_codes: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  customers: [{ key: { organization_code: 1, merchant_customer_id: 1 }, name: 'by_merchant_customer_id' }],
+  customer_sessions: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  payment_methods: [{ key: { customer_id: 1 }, name: 'by_customer' }],
+  provider_connections: [{ key: { account_id: 1 }, name: 'by_account' }],
+  routing_rules: [{ key: { account_id: 1, priority: 1 }, name: 'by_account_priority' }],
+  webhook_deliveries: [{ key: { organization_code: 1, resource_id: 1 }, name: 'by_resource' }],
+  domain_events: [{ key: { type: 1, occurred_at: 1 }, name: 'by_type_time' }],
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
-export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots'];
+export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'vault_security_codes'];
 
 /**
  * Creates the indexes that do not exist yet. Existing ones are skipped by name because

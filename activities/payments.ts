@@ -1,0 +1,181 @@
+/**
+ * Payment activities: the read model, routing, provider attempts and follow-ups, the
+ * vault's CVV lifecycle and the domain events other features consume.
+ *
+ * Each provider call carries an idempotency key derived from the payment and the attempt
+ * number (never random), so an activity retried after a timeout or a worker crash is
+ * answered by the provider with the first result instead of charging again.
+ */
+import { Context } from '@temporalio/activity';
+import type { ActivityDeps } from './index';
+import { baseUrlFor, connectorFor } from './providers';
+import { ConnectionTarget, ProviderResult, ProviderTimeout, send } from './providers/connector';
+import { savePaymentRecord } from './repositories/payments';
+import { resolveRoute, RoutedConnection } from './repositories/routing';
+import { findVaultCard, forgetSecurityCode, openPan, readSecurityCode } from './repositories/vault';
+import type { PaymentRecord } from '../domain/payments/record';
+import type { RoutingFacts } from '../domain/payments/routing';
+import { fullYear } from '../domain/payments/cards';
+
+export interface AttemptInput {
+  paymentId: string;
+  attempt: number;
+  connection: RoutedConnection;
+  cardId: string;
+  amount: number;
+  currency: string;
+  capture: boolean;
+  installments: number | null;
+  softDescriptor: string | null;
+  reference: string;
+}
+
+export interface FollowUpInput {
+  kind: 'capture' | 'void' | 'refund';
+  /** Unique per operation (payment id + operation id), stable across retries. */
+  idempotencyKey: string;
+  connection: RoutedConnection;
+  providerTransactionId: string;
+  amount: number;
+  currency: string;
+}
+
+export interface DomainEventInput {
+  id: string;
+  type: string;
+  organizationCode: string;
+  accountId: string;
+  resourceType: string;
+  resourceId: string;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}
+
+const target = (c: RoutedConnection): ConnectionTarget => ({ connectionId: c.connectionId, providerId: c.providerId, merchantId: c.merchantId });
+
+function failureResult(category: 'TIMEOUT' | 'PROVIDER_ERROR', message: string, rawResponse: unknown): ProviderResult {
+  return {
+    category,
+    providerStatus: category === 'TIMEOUT' ? 'TIMEOUT' : 'ERROR',
+    providerTransactionId: null,
+    responseCode: category === 'TIMEOUT' ? 'PROVIDER_TIMEOUT' : 'PROVIDER_UNREACHABLE',
+    responseMessage: message,
+    iso8583Code: null,
+    iso8583Message: null,
+    httpStatus: null,
+    rawResponse,
+    threeDsRedirectUrl: null,
+  };
+}
+
+/** Heartbeats while `work` runs, so a dead worker's attempt is retried within seconds. */
+async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => Context.current().heartbeat(), 1_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export function createPaymentActivities(deps: ActivityDeps) {
+  const { db, keyring, config } = deps;
+
+  return {
+    async savePayment(record: PaymentRecord): Promise<void> {
+      await savePaymentRecord(db, record);
+    },
+
+    async routePayment(input: { accountId: string; facts: RoutingFacts }): Promise<RoutedConnection[] | null> {
+      return resolveRoute(db, input.accountId, input.facts);
+    },
+
+    /**
+     * One authorization attempt on one connection. Provider answers (approval, decline,
+     * 5xx) are results, not failures; a timeout is followed by a reversal of the attempt
+     * so nothing stays charged when the route moves on to the next connection.
+     */
+    async authorizeAttempt(input: AttemptInput): Promise<ProviderResult> {
+      const card = await findVaultCard(db, input.cardId);
+      if (!card) throw new Error(`vault card ${input.cardId} is missing`);
+      const connector = connectorFor(input.connection.providerId);
+      const baseUrl = baseUrlFor(input.connection.providerId, config);
+      const idempotencyKey = `${input.paymentId}:attempt:${input.attempt}`;
+      const request = connector.buildAuthorization(target(input.connection), {
+        idempotencyKey,
+        reference: input.reference,
+        amount: input.amount,
+        currency: input.currency,
+        capture: input.capture,
+        installments: input.installments,
+        softDescriptor: input.softDescriptor,
+        card: {
+          number: openPan(keyring, card),
+          holderName: card.holder_name,
+          expirationMonth: card.expiration_month,
+          expirationYear: fullYear(card.expiration_year),
+          securityCode: await readSecurityCode(db, keyring, input.paymentId),
+        },
+      });
+      return withHeartbeat(async () => {
+        try {
+          const response = await send(baseUrl, request, config.providerTimeoutMs);
+          return connector.mapResponse(response.status, response.body);
+        } catch (error) {
+          if (error instanceof ProviderTimeout) {
+            const reversal = await send(baseUrl, connector.buildReversal(target(input.connection), idempotencyKey), config.providerTimeoutMs).catch((e) => ({ status: 0, body: { error: String(e) } }));
+            return failureResult('TIMEOUT', `no answer within ${config.providerTimeoutMs} ms; attempt reversed`, { reversal: reversal.body });
+          }
+          // Connection refused / reset before an answer: nothing was authorized on our side of the wire.
+          return failureResult('PROVIDER_ERROR', `provider unreachable: ${(error as Error).message}`, null);
+        }
+      });
+    },
+
+    async providerFollowUp(input: FollowUpInput): Promise<ProviderResult> {
+      const connector = connectorFor(input.connection.providerId);
+      const request = connector.buildFollowUp(target(input.connection), input.kind, {
+        idempotencyKey: input.idempotencyKey,
+        providerTransactionId: input.providerTransactionId,
+        amount: input.amount,
+        currency: input.currency,
+      });
+      return withHeartbeat(async () => {
+        try {
+          const response = await send(baseUrlFor(input.connection.providerId, config), request, config.providerTimeoutMs);
+          return connector.mapResponse(response.status, response.body);
+        } catch (error) {
+          // Follow-ups are idempotent at the provider: a retry with the same key is safe.
+          if (error instanceof ProviderTimeout) throw error;
+          throw new Error(`provider unreachable: ${(error as Error).message}`);
+        }
+      });
+    },
+
+    /** The CVV served its one authorization: delete it. */
+    async releaseSecurityCode(paymentId: string): Promise<void> {
+      await forgetSecurityCode(db, paymentId);
+    },
+
+    /** Stores a domain event once (its id is the key), so consumers that come later miss nothing. */
+    async recordDomainEvent(event: DomainEventInput): Promise<void> {
+      try {
+        await db.collection('domain_events').insertOne({
+          _id: event.id as never,
+          type: event.type,
+          organization_code: event.organizationCode,
+          account_id: event.accountId,
+          resource_type: event.resourceType,
+          resource_id: event.resourceId,
+          occurred_at: new Date(event.occurredAt),
+          data: event.data,
+          recorded_at: new Date(),
+        });
+      } catch (error) {
+        if ((error as { code?: number }).code !== 11000) throw error;
+      }
+    },
+  };
+}
+
+export type PaymentActivities = ReturnType<typeof createPaymentActivities>;

@@ -1,0 +1,106 @@
+/**
+ * The provider connector interface. A connector turns Switchyard operations into one
+ * provider's API calls and maps the answers back; the payment activities do the rest
+ * (timeouts, reversal, failover, storage) the same way for every provider.
+ */
+import type { TransactionCategory } from '../../domain/payments/states';
+
+/** One configured connection (account + provider + the provider's merchant id). */
+export interface ConnectionTarget {
+  connectionId: string;
+  providerId: string;
+  merchantId: string;
+}
+
+export interface CardForProvider {
+  number: string;
+  holderName: string | null;
+  expirationMonth: number;
+  /** four digits */
+  expirationYear: number;
+  securityCode: string | null;
+}
+
+export interface AuthorizeRequest {
+  /** Deterministic per attempt, so a retried activity is answered, not charged again. */
+  idempotencyKey: string;
+  reference: string;
+  amount: number;
+  currency: string;
+  capture: boolean;
+  card: CardForProvider;
+  installments: number | null;
+  softDescriptor: string | null;
+}
+
+export interface FollowUpRequest {
+  idempotencyKey: string;
+  providerTransactionId: string;
+  amount: number;
+  currency: string;
+}
+
+/** A provider call prepared but not sent: what `buildX` returns and `send` posts. */
+export interface ProviderHttpRequest {
+  method: 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+export interface ProviderResult {
+  category: TransactionCategory;
+  providerStatus: string;
+  providerTransactionId: string | null;
+  responseCode: string;
+  responseMessage: string;
+  iso8583Code: string | null;
+  iso8583Message: string | null;
+  httpStatus: number | null;
+  rawResponse: unknown;
+  threeDsRedirectUrl: string | null;
+}
+
+export interface ProviderConnector {
+  readonly providerId: string;
+  buildAuthorization(target: ConnectionTarget, request: AuthorizeRequest): ProviderHttpRequest;
+  buildFollowUp(target: ConnectionTarget, kind: 'capture' | 'void' | 'refund', request: FollowUpRequest): ProviderHttpRequest;
+  /** Timeout reversal of the authorization sent with `idempotencyKey`. */
+  buildReversal(target: ConnectionTarget, idempotencyKey: string): ProviderHttpRequest;
+  /** Maps an HTTP answer (status + parsed body) to a result. */
+  mapResponse(httpStatus: number, body: unknown): ProviderResult;
+}
+
+export class ProviderTimeout extends Error {
+  constructor(readonly afterMs: number) {
+    super(`provider did not answer within ${afterMs} ms`);
+    this.name = 'ProviderTimeout';
+  }
+}
+
+/** Posts a prepared request; aborts after timeoutMs with ProviderTimeout. */
+export async function send(baseUrl: string, request: ProviderHttpRequest, timeoutMs: number): Promise<{ status: number; body: unknown }> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    const response = await fetch(`${baseUrl}${request.path}`, {
+      method: request.method,
+      headers: { 'content-type': 'application/json', ...request.headers },
+      body: JSON.stringify(request.body),
+      signal: controller.signal,
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON: keep the text as the raw response */
+    }
+    return { status: response.status, body };
+  } catch (error) {
+    if (controller.signal.aborted) throw new ProviderTimeout(timeoutMs);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,17 @@
+/** Connector registry: provider_id -> connector. Real providers are added here. */
+import type { ProviderConnector } from './connector';
+import { sandboxConnector } from './sandbox';
+
+const CONNECTORS: Record<string, ProviderConnector> = { SANDBOX: sandboxConnector };
+
+export function connectorFor(providerId: string): ProviderConnector {
+  const connector = CONNECTORS[providerId];
+  if (!connector) throw new Error(`no connector for provider ${providerId}`);
+  return connector;
+}
+
+/** Base URL of a provider's API; the sandbox's comes from SANDBOX_GATEWAY_URL. */
+export function baseUrlFor(providerId: string, config: { sandboxGatewayUrl: string }): string {
+  if (providerId === 'SANDBOX') return config.sandboxGatewayUrl;
+  throw new Error(`no base URL for provider ${providerId}`);
+}

@@ -1,0 +1,106 @@
+/**
+ * Routing: which provider connections, in which order, serve a payment. Rules are
+ * evaluated by ascending priority; the first whose conditions all match gives the ordered
+ * connection list (failover goes down that list). An account without rules uses the
+ * default route: its two sandbox connections.
+ */
+import * as t from 'io-ts';
+import { boundedArray, boundedString, CountryCode, CurrencyCode, DecimalAmount, enumOf, intRange, struct, Uuid, annotate } from '../codecs/common';
+import { compareAmounts } from '../money';
+import { CARD_BRANDS, PAYMENT_METHOD_TYPES } from './codecs';
+
+export const PROVIDER_IDS = ['SANDBOX'] as const;
+
+export const ProviderConnectionCreate = struct(
+  'ProviderConnectionCreate',
+  {
+    provider_id: annotate(enumOf('ProviderId', PROVIDER_IDS), { description: 'SANDBOX: the built-in sandbox acquirer' }),
+    name: boundedString(3, 255),
+    merchant_id: annotate(boundedString(1, 255), { description: 'the merchant identifier the provider issued for this connection' }),
+  },
+  {},
+);
+export type ProviderConnectionCreate = t.TypeOf<typeof ProviderConnectionCreate>;
+
+export const ProviderConnection = t.type(
+  { id: t.string, account_id: Uuid, provider_id: t.string, name: t.string, merchant_id: t.string, status: t.string, default: t.boolean, created_at: t.string },
+  'ProviderConnection',
+);
+
+export const RoutingConditions = struct(
+  'RoutingConditions',
+  {},
+  {
+    countries: boundedArray(CountryCode, 1, 250),
+    payment_method_types: boundedArray(enumOf('PaymentMethodType', PAYMENT_METHOD_TYPES), 1, 50),
+    currencies: boundedArray(CurrencyCode, 1, 200),
+    amount_min: annotate(DecimalAmount, { description: 'inclusive' }),
+    amount_max: annotate(DecimalAmount, { description: 'inclusive' }),
+    card_brands: boundedArray(enumOf('CardBrand', CARD_BRANDS), 1, 20),
+    iin_prefixes: annotate(boundedArray(boundedString(1, 8), 1, 500), { description: 'the card number starts with one of these digits' }),
+  },
+);
+export type RoutingConditions = t.TypeOf<typeof RoutingConditions>;
+
+export const RoutingRuleCreate = struct(
+  'RoutingRuleCreate',
+  {
+    name: boundedString(3, 255),
+    priority: annotate(intRange(0, 10_000), { description: 'lower is evaluated first' }),
+    connection_ids: annotate(boundedArray(boundedString(1, 64), 1, 10), { description: 'ordered: the first is tried first, the next on soft decline, timeout or 5xx' }),
+  },
+  { conditions: RoutingConditions },
+);
+export type RoutingRuleCreate = t.TypeOf<typeof RoutingRuleCreate>;
+
+export const RoutingRule = t.type(
+  { id: Uuid, account_id: Uuid, name: t.string, priority: t.number, conditions: t.UnknownRecord, connection_ids: t.array(t.string), created_at: t.string },
+  'RoutingRule',
+);
+
+export interface RoutingFacts {
+  country: string;
+  paymentMethodType: string;
+  currency: string;
+  amount: number;
+  cardBrand: string | null;
+  iin: string | null;
+}
+
+export interface RuleLike {
+  id: string;
+  priority: number;
+  conditions: RoutingConditions;
+  connection_ids: string[];
+}
+
+export function ruleMatches(conditions: RoutingConditions, facts: RoutingFacts): boolean {
+  const c = conditions;
+  if (c.countries && !c.countries.includes(facts.country)) return false;
+  if (c.payment_method_types && !c.payment_method_types.includes(facts.paymentMethodType as never)) return false;
+  if (c.currencies && !c.currencies.includes(facts.currency)) return false;
+  if (c.amount_min !== undefined && compareAmounts(facts.amount, c.amount_min) < 0) return false;
+  if (c.amount_max !== undefined && compareAmounts(facts.amount, c.amount_max) > 0) return false;
+  if (c.card_brands && (!facts.cardBrand || !c.card_brands.includes(facts.cardBrand as never))) return false;
+  if (c.iin_prefixes && (!facts.iin || !c.iin_prefixes.some((p) => facts.iin!.startsWith(p)))) return false;
+  return true;
+}
+
+/** The first matching rule by priority (ties: older rule first, i.e. input order). */
+export function selectRule<R extends RuleLike>(rules: R[], facts: RoutingFacts): R | null {
+  const ordered = rules.map((rule, index) => ({ rule, index })).sort((a, b) => a.rule.priority - b.rule.priority || a.index - b.index);
+  return ordered.find(({ rule }) => ruleMatches(rule.conditions, facts))?.rule ?? null;
+}
+
+/** The default route of an account without rules: two sandbox connections, one per simulated acquirer. */
+export function defaultSandboxConnections(accountId: string) {
+  return [1, 2].map((n) => ({
+    id: `default-sandbox-${n}`,
+    account_id: accountId,
+    provider_id: 'SANDBOX',
+    name: `Sandbox acquirer ${n}`,
+    merchant_id: `sbx-${accountId}-${n}`,
+    status: 'ACTIVE',
+    default: true,
+  }));
+}

@@ -1,0 +1,390 @@
+/**
+ * The payment lifecycle. Its history is the audit log: routing, every provider attempt,
+ * the outcome, and later capture / cancel / refund (updates, each adding a transaction).
+ * The API starts it with the `firstOutcome` update (update-with-start) and answers with
+ * the first outcome, or PENDING when the provider is slower than the API waits.
+ *
+ * Card data never enters the history: the input names a vault card id; the attempt
+ * activity opens the vault itself.
+ */
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  defineQuery,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  uuid4,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { RoutedConnection } from '../activities/repositories/routing';
+import type { ProviderResult } from '../activities/providers/connector';
+import { compareAmounts } from '../domain/money';
+import { failoverAllowed } from '../domain/payments/provider-codes';
+import {
+  addRefund,
+  applyEvent,
+  authorizingTransaction,
+  isFullRefund,
+  NewPaymentInput,
+  newPaymentRecord,
+  PaymentRecord,
+  refundable,
+  renderPayment,
+  TransactionRecord,
+  withChanges,
+  withTransaction,
+} from '../domain/payments/record';
+import { isFinal, nextState, PaymentEvent, TransactionCategory, TransactionType } from '../domain/payments/states';
+import { startWebhookDelivery } from './webhook-delivery';
+
+const { savePayment, routePayment, releaseSecurityCode, recordDomainEvent, enrollPaymentMethod } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
+});
+
+// Provider calls heartbeat every second: when a worker dies mid-call, another retries the
+// same attempt (same idempotency key) within seconds.
+const { authorizeAttempt, providerFollowUp } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '3 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 20 },
+});
+
+/** How long an authorization is held for capture, 3-D Secure may take, and refunds stay possible. */
+export const AUTHORIZATION_HOLD = '7 days';
+export const THREE_DS_WINDOW = '1 hour';
+export const REFUND_WINDOW = '180 days';
+
+export interface PaymentWorkflowInput {
+  payment: NewPaymentInput;
+  cardId: string;
+  customerId: string | null;
+}
+
+export interface OperationRequest {
+  /** Stable per request (the API derives it from X-Idempotency-Key when given). */
+  operationId: string;
+  amount?: number;
+  reason?: string;
+  description?: string;
+}
+
+export const firstOutcomeUpdate = defineUpdate<PaymentRecord>('firstOutcome');
+export const captureUpdate = defineUpdate<PaymentRecord, [OperationRequest]>('capture');
+export const cancelUpdate = defineUpdate<PaymentRecord, [OperationRequest]>('cancel');
+export const refundUpdate = defineUpdate<PaymentRecord, [OperationRequest]>('refund');
+export const paymentQuery = defineQuery<PaymentRecord>('payment');
+
+/** ApplicationFailure types the API maps to HTTP answers. */
+export const INVALID_TRANSITION = 'InvalidStatusTransition';
+export const INVALID_AMOUNT = 'InvalidAmount';
+
+const OUTCOME_EVENTS: Record<TransactionCategory, (capture: boolean) => PaymentEvent> = {
+  APPROVED: (capture) => ({ type: 'approved', captured: capture }),
+  THREE_D_SECURE: () => ({ type: 'three_ds_required' }),
+  SOFT_DECLINE: () => ({ type: 'declined' }),
+  HARD_DECLINE: () => ({ type: 'declined' }),
+  TIMEOUT: () => ({ type: 'provider_failed' }),
+  PROVIDER_ERROR: () => ({ type: 'provider_failed' }),
+};
+
+const WEBHOOK_EVENT_OF_STATUS: Record<string, string> = {
+  'SUCCEEDED/AUTHORIZED': 'payment.succeeded',
+  'SUCCEEDED/CAPTURED': 'payment.succeeded',
+  'SUCCEEDED/PARTIALLY_CAPTURED': 'payment.captured',
+  'SUCCEEDED/PARTIALLY_REFUNDED': 'payment.refunded',
+  'PENDING/WAITING_ADDITIONAL_STEP': 'payment.pending',
+  'DECLINED/DECLINED': 'payment.declined',
+  'ERROR/PROVIDER_ERROR': 'payment.failed',
+  'ERROR/NO_ROUTE': 'payment.failed',
+  'CANCELED/CANCELED': 'payment.canceled',
+  'EXPIRED/EXPIRED': 'payment.expired',
+  'REFUNDED/REFUNDED': 'payment.refunded',
+};
+
+export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentRecord> {
+  const now = () => new Date().toISOString(); // workflow time: deterministic on replay
+  let record = newPaymentRecord(input.payment);
+  let outcomeReached = false;
+  let busy = false;
+  let authorizedOn: RoutedConnection | null = null;
+
+  async function save(): Promise<void> {
+    await savePayment(record);
+    upsertSearchAttributes({ ResourceStatus: [`${record.status}/${record.sub_status}`] });
+  }
+
+  function transaction(type: TransactionType, amount: number, result: ProviderResult, connection: RoutedConnection | null, extra: Partial<TransactionRecord> = {}): TransactionRecord {
+    const at = now();
+    const status = result.category === 'APPROVED' ? 'SUCCEEDED' : result.category === 'THREE_D_SECURE' ? 'PENDING' : result.category.endsWith('DECLINE') ? 'DECLINED' : 'ERROR';
+    return {
+      id: uuid4(),
+      type,
+      status,
+      category: result.category,
+      amount,
+      provider_id: connection?.providerId ?? null,
+      connection_id: connection?.connectionId ?? null,
+      response_code: result.responseCode,
+      response_message: result.responseMessage,
+      reason: null,
+      description: null,
+      merchant_reference: record.merchant_reference,
+      provider_data: {
+        id: connection?.providerId ?? null,
+        transaction_id: result.providerTransactionId,
+        account_id: connection?.connectionId ?? null,
+        status: result.providerStatus,
+        status_detail: result.responseCode,
+        response_code: result.httpStatus === null ? null : String(result.httpStatus),
+        response_message: result.responseMessage,
+        iso8583_response_code: result.iso8583Code,
+        iso8583_response_message: result.iso8583Message,
+        raw_response: result.rawResponse ?? null,
+        third_party_transaction_id: result.providerTransactionId,
+      },
+      three_d_secure_action_required: result.category === 'THREE_D_SECURE',
+      created_at: at,
+      updated_at: at,
+      ...extra,
+    };
+  }
+
+  async function announce(): Promise<void> {
+    const key = `${record.status}/${record.sub_status}`;
+    const eventType = WEBHOOK_EVENT_OF_STATUS[key];
+    if (!eventType) return;
+    const eventId = `${record.id}:${record.version}`;
+    const data = renderPayment(record) as unknown as Record<string, unknown>;
+    if (eventType === 'payment.declined') {
+      const last = record.transactions[record.transactions.length - 1];
+      await recordDomainEvent({
+        id: `payment.declined:${record.id}`,
+        type: 'payment.declined',
+        organizationCode: record.organization_code,
+        accountId: record.account_id,
+        resourceType: 'payment',
+        resourceId: record.id,
+        occurredAt: record.updated_at,
+        data: {
+          payment_id: record.id,
+          merchant_order_id: record.merchant_order_id,
+          country: record.country,
+          amount: { currency: record.amount.currency, value: record.amount.value },
+          customer_id: record.customer_payer?.id ?? null,
+          response_code: last?.response_code ?? null,
+          category: last?.category ?? null,
+          metadata: record.metadata,
+        },
+      });
+    }
+    await startWebhookDelivery({
+      deliveryId: eventId,
+      eventId,
+      eventType,
+      organizationCode: record.organization_code,
+      accountId: record.account_id,
+      resourceType: 'payment',
+      resourceId: record.id,
+      callbackUrl: record.callback_url,
+      occurredAt: record.updated_at,
+      data,
+    });
+  }
+
+  function refuse(event: PaymentEvent): void {
+    if (!outcomeReached || !nextState(record, event)) {
+      throw ApplicationFailure.create({ type: INVALID_TRANSITION, message: `a payment in ${record.status}/${record.sub_status} cannot be ${event.type === 'cancel' ? 'canceled' : `${event.type}d`}`, nonRetryable: true });
+    }
+  }
+
+  function badAmount(message: string): never {
+    throw ApplicationFailure.create({ type: INVALID_AMOUNT, message, nonRetryable: true });
+  }
+
+  function validateCapture(req: OperationRequest): void {
+    refuse({ type: 'capture', full: true });
+    const amount = req.amount ?? record.amount.value;
+    if (compareAmounts(amount, 0) <= 0 || compareAmounts(amount, record.amount.value) > 0) badAmount(`capture amount must be greater than 0 and at most ${record.amount.value}`);
+  }
+
+  function validateCancel(): void {
+    refuse({ type: 'cancel' });
+  }
+
+  function validateRefund(req: OperationRequest): void {
+    refuse({ type: 'refund', full: false });
+    const amount = req.amount ?? refundable(record);
+    if (compareAmounts(amount, 0) <= 0 || compareAmounts(amount, refundable(record)) > 0) badAmount(`refund amount must be greater than 0 and at most the captured amount not yet refunded (${refundable(record)})`);
+  }
+
+  /** One operation at a time; the state is validated again once it is our turn. */
+  async function exclusive(validate: () => void, run: () => Promise<void>): Promise<PaymentRecord> {
+    await condition(() => !busy);
+    validate();
+    busy = true;
+    try {
+      await run();
+      return record;
+    } finally {
+      busy = false;
+    }
+  }
+
+  async function followUp(kind: 'capture' | 'void' | 'refund', req: OperationRequest, amount: number): Promise<{ result: ProviderResult; connection: RoutedConnection | null }> {
+    const authorization = authorizingTransaction(record);
+    const connection = authorizedOn;
+    if (!authorization?.provider_data?.transaction_id || !connection) {
+      return { result: { category: 'PROVIDER_ERROR', providerStatus: 'ERROR', providerTransactionId: null, responseCode: 'NO_AUTHORIZATION', responseMessage: 'no provider authorization to act on', iso8583Code: null, iso8583Message: null, httpStatus: null, rawResponse: null, threeDsRedirectUrl: null }, connection };
+    }
+    try {
+      const result = await providerFollowUp({
+        kind,
+        idempotencyKey: `${record.id}:${kind}:${req.operationId}`,
+        connection,
+        providerTransactionId: authorization.provider_data.transaction_id,
+        amount,
+        currency: record.amount.currency,
+      });
+      return { result, connection };
+    } catch (error) {
+      return { result: { category: 'PROVIDER_ERROR', providerStatus: 'ERROR', providerTransactionId: null, responseCode: 'PROVIDER_ERROR', responseMessage: (error as Error).message, iso8583Code: null, iso8583Message: null, httpStatus: null, rawResponse: null, threeDsRedirectUrl: null }, connection };
+    }
+  }
+
+  async function operate(type: TransactionType, req: OperationRequest, amount: number, onSuccess: () => void, kind: 'capture' | 'void' | 'refund' | null): Promise<void> {
+    const { result, connection } = kind
+      ? await followUp(kind, req, amount)
+      : { result: { category: 'APPROVED', providerStatus: 'APPROVED', providerTransactionId: null, responseCode: 'CANCELED', responseMessage: 'canceled before completion', iso8583Code: null, iso8583Message: null, httpStatus: null, rawResponse: null, threeDsRedirectUrl: null } as ProviderResult, connection: null };
+    record = withTransaction(record, transaction(type, amount, result, connection, { reason: req.reason ?? null, description: req.description ?? null }), now());
+    if (result.category === 'APPROVED') onSuccess();
+    await save();
+    if (result.category === 'APPROVED') await announce();
+  }
+
+  setHandler(paymentQuery, () => record);
+  setHandler(firstOutcomeUpdate, async () => {
+    await condition(() => outcomeReached);
+    return record;
+  });
+  setHandler(
+    captureUpdate,
+    (req) =>
+      exclusive(
+        () => validateCapture(req),
+        async () => {
+          const amount = req.amount ?? record.amount.value;
+          await operate('CAPTURE', req, amount, () => {
+            const full = compareAmounts(amount, record.amount.value) === 0;
+            record = withChanges(applyEvent(record, { type: 'capture', full }, now()), { amount: { ...record.amount, captured: amount } }, now());
+          }, 'capture');
+        },
+      ),
+    { validator: validateCapture },
+  );
+  setHandler(
+    cancelUpdate,
+    (req) =>
+      exclusive(validateCancel, async () => {
+        const needsVoid = record.sub_status === 'AUTHORIZED';
+        await operate('CANCEL', req, record.amount.value, () => {
+          record = applyEvent(record, { type: 'cancel' }, now());
+        }, needsVoid ? 'void' : null);
+      }),
+    { validator: (_req: OperationRequest) => validateCancel() },
+  );
+  setHandler(
+    refundUpdate,
+    (req) =>
+      exclusive(
+        () => validateRefund(req),
+        async () => {
+          const amount = req.amount ?? refundable(record);
+          await operate('REFUND', req, amount, () => {
+            const full = isFullRefund(record, amount);
+            record = withChanges(applyEvent(record, { type: 'refund', full }, now()), { amount: addRefund(record, amount) }, now());
+          }, 'refund');
+        },
+      ),
+    { validator: validateRefund },
+  );
+
+  // ---- routing and provider attempts -------------------------------------------------
+  await save();
+  const card = record.payment_method.card;
+  const route = await routePayment({
+    accountId: record.account_id,
+    facts: { country: record.country, paymentMethodType: record.payment_method.type, currency: record.amount.currency, amount: record.amount.value, cardBrand: card?.brand ?? null, iin: card?.iin ?? null },
+  });
+  if (!route || route.length === 0) {
+    record = applyEvent(record, { type: 'no_route' }, now());
+  } else {
+    let last: ProviderResult | null = null;
+    for (let i = 0; i < route.length; i++) {
+      record = applyEvent(record, { type: 'attempt_started' }, now());
+      await save();
+      last = await authorizeAttempt({
+        paymentId: record.id,
+        attempt: i + 1,
+        connection: route[i],
+        cardId: input.cardId,
+        amount: record.amount.value,
+        currency: record.amount.currency,
+        capture: record.capture,
+        installments: card?.installments ?? null,
+        softDescriptor: card?.soft_descriptor ?? null,
+        reference: record.id,
+      });
+      record = withTransaction(record, transaction(record.capture ? 'PURCHASE' : 'AUTHORIZE', record.amount.value, last, route[i]), now());
+      if (last.category === 'APPROVED') authorizedOn = route[i];
+      if (!failoverAllowed(last.category)) break;
+    }
+    record = applyEvent(record, OUTCOME_EVENTS[last!.category](record.capture), now());
+    if (record.sub_status === 'CAPTURED') record = withChanges(record, { amount: { ...record.amount, captured: record.amount.value } }, now());
+    if (record.sub_status === 'WAITING_ADDITIONAL_STEP') record = withChanges(record, { checkout: { ...record.checkout, sdk_action_required: true } }, now());
+  }
+  await save();
+  outcomeReached = true;
+  await releaseSecurityCode(record.id);
+  await announce();
+
+  if (record.status === 'SUCCEEDED' && record.payment_method.vault_on_success && input.customerId && !record.payment_method.vaulted_token) {
+    const enrolled = await enrollPaymentMethod({
+      vaultedToken: uuid4(),
+      organizationCode: record.organization_code,
+      accountId: record.account_id,
+      customerId: input.customerId,
+      cardId: input.cardId,
+      country: record.country,
+      sessionId: record.checkout.session,
+      verifyPaymentId: record.id,
+    });
+    record = withChanges(record, { payment_method: { ...record.payment_method, vaulted_token: enrolled.vaultedToken } }, now());
+    await save();
+  }
+
+  // ---- later operations until a final state or the end of the relevant window ----------
+  while (!isFinal(record)) {
+    const state = `${record.status}/${record.sub_status}`;
+    const window = record.sub_status === 'AUTHORIZED' ? AUTHORIZATION_HOLD : record.sub_status === 'WAITING_ADDITIONAL_STEP' ? THREE_DS_WINDOW : REFUND_WINDOW;
+    const moved = await condition(() => `${record.status}/${record.sub_status}` !== state, window);
+    if (moved) continue;
+    await condition(() => !busy);
+    if (record.sub_status === 'AUTHORIZED' || record.sub_status === 'WAITING_ADDITIONAL_STEP') {
+      const authorized = record.sub_status === 'AUTHORIZED';
+      busy = true;
+      await operate('CANCEL', { operationId: 'expiry', reason: 'authorization expired' }, record.amount.value, () => {
+        record = applyEvent(record, { type: 'expired' }, now());
+      }, authorized ? 'void' : null);
+      busy = false;
+      if (!isFinal(record)) break;
+    } else {
+      break; // refund window closed
+    }
+  }
+  await condition(allHandlersFinished);
+  return record;
+}

@@ -1,0 +1,58 @@
+/**
+ * Delivery of one outgoing webhook event, retried with exponential backoff. Any workflow
+ * starts one with `startWebhookDelivery` (a child that outlives its parent), so payments,
+ * refunds, transfers and onboarding share one mechanism.
+ */
+import { ParentClosePolicy, proxyActivities, sleep, startChild } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { retryDelayMs } from '../domain/webhook-retry';
+
+const { prepareWebhookDelivery, attemptWebhookDelivery, finishWebhookDelivery } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 5 },
+});
+
+export interface WebhookDeliveryInput {
+  /** Unique per event and destination; also the workflow id suffix. */
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  organizationCode: string;
+  accountId: string;
+  resourceType: string;
+  resourceId: string;
+  /** The resource's own callback URL; the account's webhook URL otherwise. */
+  callbackUrl: string | null;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}
+
+export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<'DELIVERED' | 'FAILED' | 'NO_ENDPOINT'> {
+  const plan = await prepareWebhookDelivery(input);
+  if (!plan.url) return 'NO_ENDPOINT';
+  const body = JSON.stringify({ id: input.eventId, type: input.eventType, created_at: input.occurredAt, account_id: input.accountId, data: input.data });
+  for (let attempt = 1; attempt <= plan.maxAttempts; attempt++) {
+    const last = attempt === plan.maxAttempts;
+    const delay = retryDelayMs(plan.retryBaseMs, attempt);
+    const result = await attemptWebhookDelivery({
+      deliveryId: input.deliveryId, attempt, url: plan.url, body, accountId: input.accountId, organizationCode: input.organizationCode, nextRetryInMs: last ? null : delay,
+    });
+    if (result.ok) {
+      await finishWebhookDelivery({ deliveryId: input.deliveryId, status: 'DELIVERED' });
+      return 'DELIVERED';
+    }
+    if (!last) await sleep(delay);
+  }
+  await finishWebhookDelivery({ deliveryId: input.deliveryId, status: 'FAILED' });
+  return 'FAILED';
+}
+
+/** Starts the delivery of one event from any workflow; returns once it is durably started. */
+export async function startWebhookDelivery(input: WebhookDeliveryInput): Promise<void> {
+  await startChild(webhookDeliveryWorkflow, {
+    workflowId: `webhook-${input.deliveryId}`,
+    args: [input],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    searchAttributes: { ResourceType: ['webhook_delivery'], AccountId: [input.accountId], OrganizationCode: [input.organizationCode] },
+  });
+}
