@@ -6,16 +6,14 @@
  * rules.ts because they answer TRAFFIC_LOG_SEMANTIC_INVALID.
  */
 import * as t from 'io-ts';
+import { PAYMENT_METHOD_TYPES as PAYMENT_METHOD_TYPES_OF_PAYMENTS } from '../payments/codecs';
 import { annotate, boundedArray, boundedString, enumOf, intRange, refined, struct, Uuid } from '../codecs/common';
 
 export const EVENT_TYPES = ['REQUEST', 'RESPONSE', 'WEBHOOK'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const OPERATION_TYPES = ['PURCHASE', 'AUTHORIZE', 'CAPTURE', 'CANCEL', 'REFUND', 'CHARGEBACK', 'THREE_D_SECURE'] as const;
-/** Same vocabulary as payment_method.type in payment creation (the trade-name codes are left out). */
-export const PAYMENT_METHOD_TYPES = [
-  '', 'CARD', 'CREDIT_CARD', 'CREDIT_CARD_REFERENCE_TRANSACTION', 'DEBIT_CARD', 'TEST_CREDIT_CARD',
-  'ACH', 'BANK_TRANSFER', 'CRYPTO', 'CASH',
-] as const;
+/** Same vocabulary as payment_method.type in payment creation, plus "" (unknown). */
+export const PAYMENT_METHOD_TYPES = ['', ...PAYMENT_METHOD_TYPES_OF_PAYMENTS] as const;
 export const REGISTRATION_STATUSES = ['REGISTERED', 'PAIRED', 'VALIDATED', 'UNMATCHED'] as const;
 export const VERDICTS = ['PASS', 'WARN', 'FAIL'] as const;
 

@@ -9,6 +9,7 @@
  * metadata, operation type vs capture, provider errors and response / webhook agreement.
  */
 import { currencyExponent } from '../money';
+import { brandOf } from '../payments/cards';
 import type { StoredEvent } from './decode';
 import { parseStoredBody } from './decode';
 import { countryAlpha2, countryAlpha3 } from './iso';
@@ -136,25 +137,8 @@ function panParts(value: unknown): { bin: string; last4: string; hash: string } 
   return m ? { bin: m[1], last4: m[2], hash: m[3] } : null;
 }
 
-/** Card brand from the first digits (enough for the networks providers report). */
-export function brandOfBin(bin: string): string | null {
-  const n2 = Number(bin.slice(0, 2));
-  const n4 = Number(bin.slice(0, 4));
-  const n6 = Number(bin.slice(0, 6));
-  if (/^(4011|4312|4389|4514|4576|5041|5066|5067|509|6277|6362|6363|650|6516|6550)/.test(bin)) return 'ELO';
-  if (/^(606282|3841)/.test(bin)) return 'HIPERCARD';
-  if (bin.startsWith('4')) return 'VISA';
-  if ((n2 >= 51 && n2 <= 55) || (n4 >= 2221 && n4 <= 2720)) return 'MASTERCARD';
-  if (n2 === 34 || n2 === 37) return 'AMEX';
-  if (n4 >= 3528 && n4 <= 3589) return 'JCB';
-  if (n2 === 36 || n2 === 38 || (n6 >= 300000 && n6 <= 305999)) return 'DINERS';
-  if (bin.startsWith('6011') || bin.startsWith('65') || (n6 >= 622126 && n6 <= 622925)) return 'DISCOVER';
-  if (bin.startsWith('62')) return 'UNIONPAY';
-  return null;
-}
-
 const BRAND_SYNONYMS: Record<string, string> = {
-  visa: 'VISA', mastercard: 'MASTERCARD', master: 'MASTERCARD', mc: 'MASTERCARD', amex: 'AMEX', americanexpress: 'AMEX',
+  visa: 'VISA', mastercard: 'MASTERCARD', master: 'MASTERCARD', mc: 'MASTERCARD', amex: 'AMERICAN_EXPRESS', americanexpress: 'AMERICAN_EXPRESS',
   jcb: 'JCB', diners: 'DINERS', dinersclub: 'DINERS', discover: 'DISCOVER', elo: 'ELO', hipercard: 'HIPERCARD', unionpay: 'UNIONPAY', cup: 'UNIONPAY',
 };
 
@@ -381,7 +365,7 @@ function compareConcept(g: Grader, concept: Concept, s: ServiceFacts, located: L
     if (concept === 'card_last4' && String(p).slice(-4) !== s.pan.last4) {
       g.add({ code: 'CARD_LAST4_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `card last 4 differ: service ${s.pan.last4}, provider ${loc.leg.toLowerCase()} ${p}`, service_path: servicePath, provider: loc, expected: s.pan.last4, actual: p, suggested_fix: 'Send the same card in the service request as in the provider call.' });
     }
-    const brand = brandOfBin(s.pan.bin);
+    const brand = brandOf(s.pan.bin);
     if (concept === 'card_brand' && brand && normBrand(p) !== brand) {
       g.add({ code: 'CARD_BRAND_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `card brand differs: the service card is ${brand}, the provider reports ${p}`, service_path: servicePath, provider: loc, expected: brand, actual: p, suggested_fix: 'Send the same card in the service request as in the provider call.' });
     }
@@ -450,8 +434,8 @@ function compareConcept(g: Grader, concept: Concept, s: ServiceFacts, located: L
         return;
       }
       if (pp.hash !== sp.hash) {
-        const brandS = brandOfBin(sp.bin);
-        const brandP = brandOfBin(pp.bin);
+        const brandS = brandOf(sp.bin);
+        const brandP = brandOf(pp.bin);
         const code = brandS !== brandP ? 'CARD_BRAND_MISMATCH' : 'CARD_LAST4_MISMATCH';
         g.add({ code, category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: code === 'CARD_BRAND_MISMATCH' ? `card brand differs: service ${brandS}, provider ${brandP}` : `card differs: service ****${sp.last4}, provider ****${pp.last4}`, ...base, expected: p, actual: v, suggested_fix: 'Send the same card number as the provider call.' });
       }

@@ -58,7 +58,7 @@ export const SERVICE_PATHS: Record<Exclude<Concept, 'card_last4' | 'card_brand'>
   description: ['description'],
   payment_method_type: ['payment_method.type'],
   card_number: ['payment_method.detail.card.number', 'payment_method.card.number'],
-  capture: ['payment_method.detail.card.capture', 'capture'],
+  capture: ['capture', 'payment_method.detail.card.capture'],
   installments: ['payment_method.detail.card.installments', 'installments'],
   email: ['customer_payer.email'],
   first_name: ['customer_payer.first_name'],
@@ -70,19 +70,18 @@ export const SERVICE_PATHS: Record<Exclude<Concept, 'card_last4' | 'card_brand'>
 export const SERVICE_METADATA_PATH = 'metadata';
 
 /**
- * The built-in sandbox gateway (activities/sandbox-gateway). Its JSON API:
- *   POST /v1/charges  {reference, amount (minor units), currency, capture, installments,
- *                      card: {number, expiry_month, expiry_year, cvv, holder_name},
- *                      customer: {email, first_name, last_name, document, country},
- *                      description, metadata: {k: v}}
- *   200 / 4xx         {id, reference, status: AUTHORIZED | CAPTURED | DECLINED | PENDING,
- *                      amount, currency, card: {brand, last4}, error: {code, message} | null}
- *   webhook           {type, data: {id, reference, status, amount, currency, card: {brand, last4}}}
+ * The built-in sandbox gateway (activities/sandbox-gateway/server.ts), amounts in minor units:
+ *   POST /v1/authorizations  {amount, currency, capture, reference, installments, soft_descriptor,
+ *                             card: {number, holder_name, exp_month, exp_year, cvv}}
+ *   201 / 402 / 4xx / 5xx    {id, status: APPROVED | DECLINED | PENDING_AUTHENTICATION | ERROR | REVERSED,
+ *                             amount, currency, captured_amount, reference, card: {last4, bin},
+ *                             iso8583_response_code, decline_code?, error?, message?}
+ *   webhook (notification)   {type, data: {id, status, amount, currency, reference, card: {last4, bin}}}
  */
 export const SANDBOX_PROFILE: MappingProfile = {
   id: 'sandbox-gateway-v1',
   provider_id: 'SANDBOX',
-  description: 'Switchyard sandbox gateway, JSON API v1',
+  description: 'Switchyard sandbox gateway, acquirer API v1',
   amount_unit: 'minor',
   country_format: 'alpha2',
   fields: [
@@ -92,30 +91,20 @@ export const SANDBOX_PROFILE: MappingProfile = {
     { concept: 'capture', leg: 'REQUEST', path: 'capture', type: 'boolean' },
     { concept: 'installments', leg: 'REQUEST', path: 'installments', type: 'integer' },
     { concept: 'card_number', leg: 'REQUEST', path: 'card.number', type: 'string', required: true },
-    { concept: 'email', leg: 'REQUEST', path: 'customer.email', type: 'string' },
-    { concept: 'first_name', leg: 'REQUEST', path: 'customer.first_name', type: 'string' },
-    { concept: 'last_name', leg: 'REQUEST', path: 'customer.last_name', type: 'string' },
-    { concept: 'document_number', leg: 'REQUEST', path: 'customer.document', type: 'string' },
-    { concept: 'country', leg: 'REQUEST', path: 'customer.country', type: 'string' },
-    { concept: 'description', leg: 'REQUEST', path: 'description', type: 'string' },
-    { concept: 'payment_method_type', leg: 'REQUEST', path: 'method', type: 'string', values: { CARD: 'card', CREDIT_CARD: 'credit', DEBIT_CARD: 'debit', TEST_CREDIT_CARD: 'credit' } },
     { concept: 'amount', leg: 'RESPONSE', path: 'amount', type: 'integer' },
     { concept: 'currency', leg: 'RESPONSE', path: 'currency', type: 'string' },
     { concept: 'card_last4', leg: 'RESPONSE', path: 'card.last4', type: 'string' },
-    { concept: 'card_brand', leg: 'RESPONSE', path: 'card.brand', type: 'string' },
     { concept: 'amount', leg: 'WEBHOOK', path: 'data.amount', type: 'integer' },
     { concept: 'currency', leg: 'WEBHOOK', path: 'data.currency', type: 'string' },
     { concept: 'card_last4', leg: 'WEBHOOK', path: 'data.card.last4', type: 'string' },
-    { concept: 'card_brand', leg: 'WEBHOOK', path: 'data.card.brand', type: 'string' },
   ],
-  metadata: { leg: 'REQUEST', path: 'metadata' },
   status: {
     paths: { RESPONSE: 'status', WEBHOOK: 'data.status' },
-    approved: ['AUTHORIZED', 'CAPTURED', 'SUCCEEDED'],
-    declined: ['DECLINED', 'FAILED', 'REJECTED'],
-    pending: ['PENDING', 'PROCESSING'],
+    approved: ['APPROVED'],
+    declined: ['DECLINED', 'ERROR'],
+    pending: ['PENDING_AUTHENTICATION', 'PROCESSING'],
   },
-  error_paths: { RESPONSE: ['error.code', 'error.message'] },
+  error_paths: { RESPONSE: ['error', 'decline_code'] },
 };
 
 export const BUILT_IN_PROFILES: MappingProfile[] = [SANDBOX_PROFILE];

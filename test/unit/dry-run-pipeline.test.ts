@@ -3,13 +3,13 @@ import { generateKeyring } from '../../domain/crypto';
 import type { DryRunEvent } from '../../domain/dry-run/codecs';
 import { ingestEvent } from '../../domain/dry-run/decode';
 import { runPipeline, ValidationReport } from '../../domain/dry-run/pipeline';
-import { SANDBOX_PROFILE } from '../../domain/dry-run/profiles';
+import { MappingProfile, SANDBOX_PROFILE } from '../../domain/dry-run/profiles';
 import { organizationRedactor } from '../../domain/dry-run/redact';
-import { b64, providerRequestBody, providerResponseBody, requestEvent, responseEvent, serviceRequest, webhookBody, webhookEvent } from '../support/dry-run-fixtures';
+import { ACME_PROFILE, b64, sandboxRequestBody, sandboxResponseBody, providerRequestBody, providerResponseBody, requestEvent, responseEvent, serviceRequest, webhookBody, webhookEvent } from '../support/dry-run-fixtures';
 
 const redactor = organizationRedactor(generateKeyring('t1'), 'org-a');
 
-function grade(service: Record<string, unknown>, events: DryRunEvent[], profile = SANDBOX_PROFILE as typeof SANDBOX_PROFILE | null, declared?: string): ValidationReport {
+function grade(service: Record<string, unknown>, events: DryRunEvent[], profile: MappingProfile | null = ACME_PROFILE, declared?: string): ValidationReport {
   return runPipeline({ serviceRequest: redactor.value(service) as Record<string, unknown>, events: events.map((e) => ingestEvent(e, redactor)), profile, declaredPaymentMethodType: declared });
 }
 
@@ -19,7 +19,7 @@ function codes(report: ValidationReport): string[] {
   return report.findings.map((f) => f.code);
 }
 
-describe('unit: dry-run validation pipeline (sandbox profile)', () => {
+describe('unit: dry-run validation pipeline (declarative profile)', () => {
   it('a consistent pair passes with score 100', () => {
     const report = grade(serviceRequest(), exchange());
     assert.deepEqual(report.findings, []);
@@ -67,7 +67,7 @@ describe('unit: dry-run validation pipeline (sandbox profile)', () => {
   });
 
   it('wrong enum value against the registration declaration', () => {
-    const f = grade(serviceRequest(), exchange(), SANDBOX_PROFILE, 'DEBIT_CARD').findings.find((x) => x.code === 'ENUM_MISMATCH')!;
+    const f = grade(serviceRequest(), exchange(), ACME_PROFILE, 'DEBIT_CARD').findings.find((x) => x.code === 'ENUM_MISMATCH')!;
     assert.equal(f.service_path, 'payment_method.type');
     assert.equal(f.expected, 'DEBIT_CARD');
   });
@@ -94,7 +94,7 @@ describe('unit: dry-run validation pipeline (sandbox profile)', () => {
       [{ country: 'AR' }, 'COUNTRY_MISMATCH', 'country'],
       [{ customer_payer: { ...serviceRequest().customer_payer, email: 'other@example.com' } }, 'CUSTOMER_DATA_MISMATCH', 'customer_payer.email'],
       [{ payment_method: { type: 'CARD', detail: { card: { ...serviceRequest().payment_method.detail.card, installments: 6 } } } }, 'INSTALLMENTS_MISMATCH', 'payment_method.detail.card.installments'],
-      [{ payment_method: { type: 'CARD', detail: { card: { ...serviceRequest().payment_method.detail.card, capture: false } } } }, 'CAPTURE_MISMATCH', 'payment_method.detail.card.capture'],
+      [{ capture: false }, 'CAPTURE_MISMATCH', 'capture'],
       [{ payment_method: { type: 'CARD', detail: { card: { ...serviceRequest().payment_method.detail.card, number: '4012888888881881' } } } }, 'CARD_LAST4_MISMATCH', 'payment_method.detail.card.number'],
       [{ payment_method: { type: 'CARD', detail: { card: { ...serviceRequest().payment_method.detail.card, number: '5555555555554444' } } } }, 'CARD_BRAND_MISMATCH', 'payment_method.detail.card.number'],
     ];
@@ -133,6 +133,29 @@ describe('unit: dry-run validation pipeline (sandbox profile)', () => {
   it('a pending response confirmed by a webhook is not a disagreement', () => {
     const report = grade(serviceRequest(), exchange(undefined, providerResponseBody({ status: 'PENDING' })));
     assert.deepEqual(codes(report), []);
+  });
+});
+
+describe('unit: dry-run validation pipeline (sandbox gateway profile)', () => {
+  const sandbox = (req = sandboxRequestBody(), res = sandboxResponseBody(), status = 201) => [requestEvent(req, { endpoint: '/v1/authorizations' }), responseEvent(res, { http_status_code: status })];
+
+  it('passes a matching exchange', () => {
+    const report = grade(serviceRequest(), sandbox(), SANDBOX_PROFILE);
+    assert.deepEqual(codes(report), []);
+    assert.equal(report.profile_id, 'sandbox-gateway-v1');
+  });
+
+  it('reports a sandbox decline as a provider error with the decline code', () => {
+    const report = grade(serviceRequest(), sandbox(undefined, sandboxResponseBody({ status: 'DECLINED', decline_code: 'insufficient_funds', iso8583_response_code: '51' }), 402), SANDBOX_PROFILE);
+    const f = report.findings.find((x) => x.code === 'PROVIDER_ERROR')!;
+    assert.equal(f.actual, 'insufficient_funds');
+    assert.equal(report.verdict, 'FAIL');
+  });
+
+  it('catches capture and amount unit slips against the sandbox format', () => {
+    const report = grade(serviceRequest({ capture: false, amount: { currency: 'BRL', value: 15050 } }), sandbox(), SANDBOX_PROFILE);
+    assert.ok(codes(report).includes('CAPTURE_MISMATCH'));
+    assert.ok(codes(report).includes('AMOUNT_UNIT_MISMATCH'));
   });
 });
 
@@ -181,7 +204,7 @@ describe('unit: dry-run validation pipeline (generic mode)', () => {
     const body = JSON.stringify(big);
     assert.ok(body.length > 900_000 && body.length < 1_048_576, `body is ${body.length} bytes`);
     const events = [requestEvent(big), responseEvent()];
-    for (const profile of [SANDBOX_PROFILE, null]) {
+    for (const profile of [ACME_PROFILE, SANDBOX_PROFILE, null]) {
       const started = process.hrtime.bigint();
       const stored = events.map((e) => ingestEvent(e, redactor));
       const report = runPipeline({ serviceRequest: redactor.value(serviceRequest()) as Record<string, unknown>, events: stored, profile });
