@@ -37,6 +37,21 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
+  dryRun: DryRunConfig;
+}
+
+export interface DryRunConfig {
+  /** Provider catalogue: the provider_id values a registration may name. */
+  providers: string[];
+  /** A leg waiting for its partner this long becomes UNMATCHED. */
+  pairingTimeoutSeconds: number;
+  /** After validation the pairing workflow keeps accepting late events this long. */
+  settleSeconds: number;
+  /** Registrations whose encoded events exceed this many characters are decoded off the event loop. */
+  inlineIngestMaxChars: number;
+  ingestThreads: number;
+  /** Optional JSON file with extra mapping profiles (an array of profiles). */
+  profilesFile: string;
 }
 
 function intFrom(name: string, fallback: number): number {
@@ -82,5 +97,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: intFrom('WEBHOOK_RETRY_BASE_MS', 30_000),
     webhookMaxAttempts: Math.max(1, intFrom('WEBHOOK_MAX_ATTEMPTS', 8)),
     webhookTimeoutMs: intFrom('WEBHOOK_TIMEOUT_MS', 5_000),
+    dryRun: {
+      providers: (env.DRY_RUN_PROVIDERS || 'SANDBOX,GENERIC').split(',').map((s) => s.trim()).filter(Boolean),
+      pairingTimeoutSeconds: Math.max(1, intFrom('DRY_RUN_PAIRING_TIMEOUT_SECONDS', 86_400)),
+      settleSeconds: Math.max(1, intFrom('DRY_RUN_SETTLE_SECONDS', 86_400)),
+      inlineIngestMaxChars: intFrom('DRY_RUN_INLINE_INGEST_CHARS', 256 * 1024),
+      ingestThreads: Math.max(1, intFrom('DRY_RUN_INGEST_THREADS', 2)),
+      profilesFile: env.DRY_RUN_PROFILES_FILE || '',
+    },
   };
 }

@@ -50,6 +50,13 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   routing_rules: [{ key: { account_id: 1, priority: 1 }, name: 'by_account_priority' }],
   webhook_deliveries: [{ key: { organization_code: 1, resource_id: 1 }, name: 'by_resource' }],
   domain_events: [{ key: { type: 1, occurred_at: 1 }, name: 'by_type_time' }],
+  dry_run_registrations: [
+    // merchant_reference is unique per account: the insert is the atomic check.
+    { key: { account_id: 1, merchant_reference: 1 }, unique: true, name: 'account_reference_unique' },
+    { key: { organization_code: 1, created_at: -1, _id: -1 }, name: 'by_organization_time' },
+  ],
+  dry_run_event_batches: [{ key: { registration_id: 1, created_at: 1 }, name: 'by_registration' }],
+  dry_run_payments: [{ key: { account_id: 1, merchant_reference: 1, created_at: -1 }, name: 'by_account_reference' }],
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */

@@ -15,6 +15,9 @@ import { parseStoredBody } from './decode';
 import { countryAlpha2, countryAlpha3 } from './iso';
 import { Concept, FieldType, Leg, MappingProfile, ProfileField, SERVICE_METADATA_PATH, SERVICE_PATHS } from './profiles';
 import { PAN_PLACEHOLDER } from './redact';
+
+/** Hash part of a PAN placeholder when only IIN and last 4 are known (see service-leg.ts). */
+const UNKNOWN_PAN_HASH = '000000000000';
 import type { Verdict } from './codecs';
 
 export type Severity = 'ERROR' | 'WARNING' | 'INFO';
@@ -433,7 +436,8 @@ function compareConcept(g: Grader, concept: Concept, s: ServiceFacts, located: L
         if (String(p).slice(-4) !== sp.last4) g.add({ code: 'CARD_LAST4_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: 'the provider request carries a different card', ...base, expected: String(p), actual: v, suggested_fix: 'Send the same card as the provider call.' });
         return;
       }
-      if (pp.hash !== sp.hash) {
+      const unknownHash = pp.hash === UNKNOWN_PAN_HASH || sp.hash === UNKNOWN_PAN_HASH;
+      if (unknownHash ? pp.bin !== sp.bin || pp.last4 !== sp.last4 : pp.hash !== sp.hash) {
         const brandS = brandOf(sp.bin);
         const brandP = brandOf(pp.bin);
         const code = brandS !== brandP ? 'CARD_BRAND_MISMATCH' : 'CARD_LAST4_MISMATCH';
