@@ -12,6 +12,10 @@ import { rateLimit, RateLimiter } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { registerCodecRoutes } from './routers/codec';
 import { registerPingRoutes } from './routers/pings';
+import { registerPaymentRoutes } from './routers/payments';
+import { registerCustomerRoutes } from './routers/customers';
+import { registerRoutingRoutes } from './routers/routing';
+import { registerWebhookRoutes } from './routers/webhooks';
 import { registerSystemRoutes } from './routers/system';
 import { RouteTable } from './routes';
 
@@ -34,6 +38,10 @@ export function createApp(deps: AppDeps): App {
   registerSystemRoutes(routes, deps);
   registerCodecRoutes(routes, deps);
   registerPingRoutes(routes, deps);
+  registerPaymentRoutes(routes, deps);
+  registerCustomerRoutes(routes, deps);
+  registerRoutingRoutes(routes, deps);
+  registerWebhookRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

@@ -43,6 +43,8 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   ],
   vault_cards: [{ key: { organization_code: 1, fingerprint: 1 }, name: 'by_fingerprint' }],
   vault_security_codes: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  card_tokens: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  card_token_uses: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
   customers: [{ key: { organization_code: 1, merchant_customer_id: 1 }, name: 'by_merchant_customer_id' }],
   customer_sessions: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
   payment_methods: [{ key: { customer_id: 1 }, name: 'by_customer' }],
@@ -60,7 +62,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
-export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'vault_security_codes'];
+export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'vault_security_codes', 'card_tokens', 'card_token_uses'];
 
 /**
  * Creates the indexes that do not exist yet. Existing ones are skipped by name because

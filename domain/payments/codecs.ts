@@ -290,6 +290,11 @@ export function isInlineCard(card: CardDetailInput | undefined): card is InlineC
 
 const INLINE_CARD_FIELDS = ['number', 'holder_name', 'expiration_month', 'expiration_year'] as const;
 
+/** The inline-card fields that are missing (number, holder_name, expiration). */
+export function missingInlineCardFields(card: CardDetailInput | undefined, prefix: string): FieldError[] {
+  return INLINE_CARD_FIELDS.filter((field) => card?.[field] === undefined).map((field) => ({ field: `${prefix}.${field}`, code: 'REQUIRED', message: `${prefix}.${field} is required` }));
+}
+
 /**
  * Rules across fields that a codec cannot express. Returns one FieldError per problem
  * (empty when the request is consistent).
@@ -309,12 +314,7 @@ export function paymentCreateProblems(request: PaymentCreateRequest): FieldError
       message: 'payment_method needs exactly one of detail.card.number (inline card), token or vaulted_token',
     });
   } else if (!tokenized) {
-    for (const field of INLINE_CARD_FIELDS) {
-      if (card?.[field] === undefined) {
-        const path = `payment_method.detail.card.${field}`;
-        problems.push({ field: path, code: 'REQUIRED', message: `${path} is required` });
-      }
-    }
+    problems.push(...missingInlineCardFields(card, 'payment_method.detail.card'));
   }
   if (method.vault_on_success && !request.customer_payer?.id) {
     problems.push({ field: 'payment_method.vault_on_success', code: 'INVALID', message: 'vault_on_success needs customer_payer.id (the customer the card is enrolled for)' });

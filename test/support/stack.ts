@@ -14,6 +14,7 @@ import { connectMongo, Mongo } from '../../activities/runtime/mongo';
 import { startWorker, RunningWorker } from '../../activities/worker';
 import type { Keyring } from '../../domain/crypto';
 import type { IssuedCredentials } from '../../domain/credentials';
+import { RunningSandboxGateway, startSandboxGateway } from '../../activities/sandbox-gateway/server';
 
 export interface TestStack {
   url: string;
@@ -24,6 +25,7 @@ export interface TestStack {
   keyring: Keyring;
   api: RunningApi;
   worker: RunningWorker;
+  gateway: RunningSandboxGateway;
 }
 
 let stack: Promise<TestStack> | undefined;
@@ -34,13 +36,16 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export function getStack(): Promise<TestStack> {
   stack ??= (async () => {
-    const config = testConfig();
+    // The sandbox acquirer runs in this process on a free port; its slow cards are tuned so
+    // that the API answers PENDING (slow) and the connector times out (timeout card).
+    const gateway = await startSandboxGateway({ slowMs: 3_000, hangMs: 8_000 });
+    const config = testConfig({ sandboxGatewayUrl: gateway.url, providerTimeoutMs: 5_000, paymentSyncWaitMs: 1_500, webhookRetryBaseMs: 300, webhookMaxAttempts: 4, webhookTimeoutMs: 2_000 });
     const logger = createLogger(process.env.LOG_LEVEL || 'silent');
     const keyring = loadKeyring(config.dataDir);
     const mongo = await connectMongo(config.mongodbUri, config.mongodbDb);
     const worker = await startWorker({ config, keyring, logger, mongo });
     const api = await startApi({ config, keyring, logger, db: mongo.db });
-    return { url: api.url, config: api.deps.config, db: mongo.db, mongo, temporal: api.deps.temporal, keyring, api, worker };
+    return { url: api.url, config: api.deps.config, db: mongo.db, mongo, temporal: api.deps.temporal, keyring, api, worker, gateway };
   })();
   return stack;
 }
@@ -52,6 +57,7 @@ export async function stopStack(): Promise<void> {
   await s.api.close();
   await s.worker.shutdown();
   await s.mongo.client.close();
+  await s.gateway.close();
 }
 
 export async function newMerchant(name = 'Test merchant'): Promise<IssuedCredentials> {
