@@ -16,6 +16,7 @@ import { registerPaymentRoutes } from './routers/payments';
 import { registerCustomerRoutes } from './routers/customers';
 import { registerRoutingRoutes } from './routers/routing';
 import { registerWebhookRoutes } from './routers/webhooks';
+import { registerDryRunRoutes } from './routers/dry-run';
 import { registerSystemRoutes } from './routers/system';
 import { RouteTable } from './routes';
 
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): App {
   registerCustomerRoutes(routes, deps);
   registerRoutingRoutes(routes, deps);
   registerWebhookRoutes(routes, deps);
+  registerDryRunRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));
