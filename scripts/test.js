@@ -10,12 +10,13 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { prepare, log, ROOT } = require('./lib/prepare');
+const { prepare, ensureChromium, log, ROOT } = require('./lib/prepare');
 const { freePort, startFerretdb, startTemporal, stopAll } = require('./lib/infra');
 
 async function main() {
   const started = Date.now();
   const binaries = prepare();
+  const chromium = ensureChromium();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-'));
   const logDir = path.join(dataDir, 'logs');
   const children = [];
@@ -45,6 +46,7 @@ async function main() {
       FERRETDB_BIN: binaries.ferretdb,
       LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
       SWITCHYARD_TEST_LOG_DIR: logDir,
+      ...(chromium ? { CHROMIUM_PATH: chromium } : {}),
     };
     const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
     const child = spawn(process.execPath, [mocha, '--config', path.join(ROOT, '.mocharc.json'), ...process.argv.slice(2)], { cwd: ROOT, env, stdio: 'inherit' });
