@@ -10,13 +10,21 @@ import { runPipeline } from '../domain/dry-run/pipeline';
 import { BUILT_IN_PROFILES, MappingProfile, profileProblems } from '../domain/dry-run/profiles';
 import { serviceViewOfPayment } from '../domain/dry-run/service-leg';
 import type { RegistrationStatus, Verdict } from '../domain/dry-run/codecs';
-import { dryRunPayments, eventBatches, latestDryRunPayment, registrations, StoredReport } from './repositories/dry-run';
+import { dryRunPayments, eventBatches, latestDryRunPayment, registrationByReference, registrations, StoredReport } from './repositories/dry-run';
 import { toRecord } from './repositories/payments';
 
 export interface PairKey {
   organizationCode: string;
   accountId: string;
   merchantReference: string;
+}
+
+export interface PairInput extends PairKey {
+  registrationId?: string | null;
+  paymentId?: string | null;
+  batchIds?: string[];
+  /** First round of a run that did not continue an earlier one: look legs up by reference. */
+  fresh: boolean;
 }
 
 export interface PairState {
@@ -54,31 +62,44 @@ export function createDryRunActivities(deps: ActivityDeps) {
   const { db } = deps;
   const profiles = loadProfiles(deps.config.dryRun.profilesFile);
 
-  /** The service leg: the latest dry-run payment, else the real payment the registration names. */
-  async function serviceLeg(key: PairKey, paymentId: string | null) {
-    const dryRun = await latestDryRunPayment(db, key.accountId, key.merchantReference);
-    if (dryRun) return { id: dryRun._id, request: dryRun.request, source: 'dry_run_payment' as const };
-    if (!paymentId) return null;
-    const payment = await db.collection('payments').findOne({ _id: paymentId as never, organization_code: key.organizationCode });
-    return payment ? { id: paymentId, request: serviceViewOfPayment(toRecord(payment as never)), source: 'payment' as const } : null;
+  /** A service leg by id: a dry-run payment, or a real payment named by the registration. */
+  async function serviceLegById(organizationCode: string, id: string | null) {
+    if (!id) return null;
+    const dryRun = await dryRunPayments(db).findOne({ _id: id, organization_code: organizationCode });
+    if (dryRun) return { id, request: dryRun.request, source: 'dry_run_payment' as const };
+    const payment = await db.collection('payments').findOne({ _id: id as never, organization_code: organizationCode });
+    return payment ? { id, request: serviceViewOfPayment(toRecord(payment as never)), source: 'payment' as const } : null;
   }
 
   return {
-    /** Merges late events, links the legs and marks the pair PAIRED when both are there. */
-    async pairDryRun(key: PairKey): Promise<PairState> {
-      const registration = await registrations(db).findOne({ account_id: key.accountId, merchant_reference: key.merchantReference });
-      const service = await serviceLeg(key, registration?.payment_id ?? null);
+    /**
+     * Merges late events, links the legs and marks the pair PAIRED when both are there. The
+     * workflow passes the ids its signals carried; a fresh run (a leg arriving after an
+     * earlier run completed) also looks the other leg up by account + reference.
+     */
+    async pairDryRun(input: PairInput): Promise<PairState> {
+      const registration = input.registrationId
+        ? await registrations(db).findOne({ _id: input.registrationId })
+        : await registrationByReference(db, input.accountId, input.merchantReference);
+      let paymentId = input.paymentId ?? null;
+      if (!paymentId && input.fresh) paymentId = (await latestDryRunPayment(db, input.accountId, input.merchantReference))?._id ?? null;
+      if (!paymentId && registration?.payment_id) paymentId = registration.payment_id;
       if (!registration) {
-        return { status: 'WAITING_FOR_PROVIDER_EVENTS', registrationId: null, dryRunPaymentId: service?.id ?? null, needsValidation: false };
+        return { status: 'WAITING_FOR_PROVIDER_EVENTS', registrationId: null, dryRunPaymentId: paymentId, needsValidation: false };
       }
-      const late = await eventBatches(db).find({ registration_id: registration._id, _id: { $nin: registration.batch_ids } }).sort({ created_at: 1, _id: 1 }).toArray();
+      const wanted = input.fresh ? { registration_id: registration._id } : { _id: { $in: input.batchIds ?? [] } };
+      const late = input.fresh || input.batchIds?.length
+        ? (await eventBatches(db).find(wanted).sort({ created_at: 1, _id: 1 }).toArray()).filter((b) => !registration.batch_ids.includes(b._id))
+        : [];
       let events = registration.events;
+      const batchIds = [...registration.batch_ids, ...late.map((b) => b._id)];
       if (late.length) {
         events = [...events, ...late.flatMap((b) => b.events)];
-        await registrations(db).updateOne({ _id: registration._id }, { $set: { events, batch_ids: [...registration.batch_ids, ...late.map((b) => b._id)], updated_at: new Date() } });
+        await registrations(db).updateOne({ _id: registration._id }, { $set: { events, batch_ids: batchIds, updated_at: new Date() } });
       }
+      const service = await serviceLegById(input.organizationCode, paymentId);
       if (!service) return { status: registration.status, registrationId: registration._id, dryRunPaymentId: null, needsValidation: false };
-      const fingerprint = inputFingerprint(service.id, registration.batch_ids.length + late.length, events.length);
+      const fingerprint = inputFingerprint(service.id, batchIds.length, events.length);
       const now = new Date();
       if (registration.dry_run_payment_id !== service.id || registration.status === 'REGISTERED' || registration.status === 'UNMATCHED') {
         await registrations(db).updateOne({ _id: registration._id }, { $set: { status: registration.status === 'VALIDATED' ? 'VALIDATED' : 'PAIRED', dry_run_payment_id: service.id, paired_at: registration.paired_at ?? now, updated_at: now } });
@@ -94,7 +115,7 @@ export function createDryRunActivities(deps: ActivityDeps) {
     async validateDryRun(input: PairKey & { registrationId: string }): Promise<ValidationOutcome> {
       const registration = await registrations(db).findOne({ _id: input.registrationId });
       if (!registration) throw new Error(`registration ${input.registrationId} disappeared`);
-      const service = await serviceLeg(input, registration.payment_id);
+      const service = await serviceLegById(input.organizationCode, registration.dry_run_payment_id);
       if (!service) throw new Error(`registration ${input.registrationId} has no service leg to validate against`);
       const fingerprint = inputFingerprint(service.id, registration.batch_ids.length, registration.events.length);
       if (registration.report?.input_fingerprint === fingerprint) {
@@ -113,10 +134,10 @@ export function createDryRunActivities(deps: ActivityDeps) {
     },
 
     /** The pairing window closed with one leg only. */
-    async expireDryRunPair(key: PairKey): Promise<void> {
+    async expireDryRunPair(input: PairKey & { registrationId: string | null; paymentId: string | null }): Promise<void> {
       const now = new Date();
-      await registrations(db).updateOne({ account_id: key.accountId, merchant_reference: key.merchantReference, status: 'REGISTERED' }, { $set: { status: 'UNMATCHED', unmatched_at: now, updated_at: now } });
-      await dryRunPayments(db).updateMany({ account_id: key.accountId, merchant_reference: key.merchantReference, pairing_status: 'WAITING_FOR_PROVIDER_EVENTS' }, { $set: { pairing_status: 'UNMATCHED' } });
+      if (input.registrationId) await registrations(db).updateOne({ _id: input.registrationId, status: 'REGISTERED' }, { $set: { status: 'UNMATCHED', unmatched_at: now, updated_at: now } });
+      if (input.paymentId) await dryRunPayments(db).updateOne({ _id: input.paymentId, pairing_status: 'WAITING_FOR_PROVIDER_EVENTS' }, { $set: { pairing_status: 'UNMATCHED' } });
     },
   };
 }

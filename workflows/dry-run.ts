@@ -44,13 +44,24 @@ export interface DryRunPairInput {
   /** Set by continue-as-new: the state reached so far. */
   status?: string;
   settleUntilMs?: number | null;
+  /** Set by continue-as-new: the legs known so far. */
+  registrationId?: string | null;
+  paymentId?: string | null;
 }
 
 const MAX_ROUNDS_PER_RUN = 100;
 
 export async function dryRunPairWorkflow(input: DryRunPairInput): Promise<string> {
   let pending = 1; // the signal that started the run (or the state carried over) is processed first
-  setHandler(dryRunLegSignal, () => {
+  let registrationId = input.registrationId ?? null;
+  let paymentId = input.paymentId ?? null;
+  let batchIds: string[] = [];
+  // The first round of every run (also after continue-as-new) also looks legs up by reference.
+  let fresh = true;
+  setHandler(dryRunLegSignal, (leg) => {
+    if (leg.kind === 'registration') registrationId = leg.id;
+    else if (leg.kind === 'payment') paymentId = leg.id; // the latest dry-run payment is the one graded
+    else batchIds.push(leg.id);
     pending++;
   });
   const key = { organizationCode: input.organizationCode, accountId: input.accountId, merchantReference: input.merchantReference };
@@ -68,12 +79,17 @@ export async function dryRunPairWorkflow(input: DryRunPairInput): Promise<string
     const signalled = pending > 0 || (await condition(() => pending > 0, Math.max(1, deadline - Date.now())));
     if (!signalled) {
       if (settleUntilMs !== null || status === 'UNMATCHED') return status; // quiet long enough
-      await expireDryRunPair(key);
+      await expireDryRunPair({ ...key, registrationId, paymentId });
       setStatus('UNMATCHED');
       continue;
     }
     pending = 0;
-    const pair = await pairDryRun(key);
+    const batches = batchIds;
+    batchIds = [];
+    const pair = await pairDryRun({ ...key, registrationId, paymentId, batchIds: batches, fresh });
+    fresh = false;
+    registrationId = pair.registrationId ?? registrationId;
+    paymentId = pair.dryRunPaymentId ?? paymentId;
     setStatus(pair.status === 'PAIRED' || pair.status === 'VALIDATED' || status !== 'UNMATCHED' ? pair.status : status);
     if (pair.needsValidation && pair.registrationId) {
       const outcome = await validateDryRun({ ...key, registrationId: pair.registrationId });
@@ -95,5 +111,5 @@ export async function dryRunPairWorkflow(input: DryRunPairInput): Promise<string
     }
     if (status === 'VALIDATED') settleUntilMs = Date.now() + input.settleSeconds * 1000;
   }
-  return continueAsNew<typeof dryRunPairWorkflow>({ ...input, unmatchedAtMs, status, settleUntilMs });
+  return continueAsNew<typeof dryRunPairWorkflow>({ ...input, unmatchedAtMs, status, settleUntilMs, registrationId, paymentId });
 }

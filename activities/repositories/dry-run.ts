@@ -5,6 +5,7 @@
  * activities. Late events and dry-run payments are their own inserted documents, picked up
  * by the workflow. Nothing here holds a PAN, CVV or credential: only redacted forms.
  */
+import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { RegistrationStatus, Verdict } from '../../domain/dry-run/codecs';
 import type { StoredEvent } from '../../domain/dry-run/decode';
@@ -50,6 +51,7 @@ export interface EventBatchDoc {
   organization_code: string;
   account_id: string;
   events: StoredEvent[];
+  event_count: number;
   created_at: Date;
 }
 
@@ -64,6 +66,30 @@ export interface DryRunPaymentDoc {
   pairing_status: 'WAITING_FOR_PROVIDER_EVENTS' | 'PAIRED' | 'UNMATCHED';
   registration_id: string | null;
   created_at: Date;
+}
+
+/**
+ * One document per (account, merchant_reference), _id derived from both: inserting it is
+ * the atomic uniqueness check, and it finds the registration by _id. (FerretDB's SQLite
+ * backend answers queries on other fields by scanning, which large registrations make slow.)
+ */
+export interface ReferenceClaimDoc {
+  _id: string;
+  registration_id: string;
+  organization_code: string;
+  created_at: Date;
+}
+
+export const referenceClaims = (db: Db) => db.collection<ReferenceClaimDoc>('dry_run_references');
+
+export function referenceKey(accountId: string, merchantReference: string): string {
+  return createHash('sha256').update(`${accountId}\u0000${merchantReference}`).digest('hex');
+}
+
+/** The registration of (account, merchant_reference), found through its claim. */
+export async function registrationByReference(db: Db, accountId: string, merchantReference: string): Promise<RegistrationDoc | null> {
+  const claim = await referenceClaims(db).findOne({ _id: referenceKey(accountId, merchantReference) });
+  return claim ? registrations(db).findOne({ _id: claim.registration_id }) : null;
 }
 
 export const registrations = (db: Db) => db.collection<RegistrationDoc>('dry_run_registrations');

@@ -15,7 +15,7 @@ import { nanoid } from 'nanoid';
 import type { Db } from 'mongodb';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
 import {
-  dryRunPayments, DryRunPaymentDoc, eventBatches, findRegistration, pairingWorkflowId, RegistrationDoc, registrations,
+  dryRunPayments, DryRunPaymentDoc, eventBatches, findRegistration, pairingWorkflowId, referenceClaims, referenceKey, RegistrationDoc, registrationByReference, registrations,
 } from '../../activities/repositories/dry-run';
 import { toRecord } from '../../activities/repositories/payments';
 import { canonicalJson } from '../middleware/idempotency';
@@ -226,7 +226,7 @@ export async function handleDryRunPayment(ctx: AppContext, deps: AppDeps, body: 
     workflow_id: workflowId, pairing_status: 'WAITING_FOR_PROVIDER_EVENTS', registration_id: null, created_at: createdAt,
   };
   await dryRunPayments(deps.db).insertOne(doc);
-  const registration = await registrations(deps.db).findOne({ account_id: account._id, merchant_reference: merchantReference }, { projection: { _id: 1 } });
+  const registration = await registrationByReference(deps.db, account._id, merchantReference);
   await signalPairing(deps, { organizationCode, accountId: account._id, merchantReference }, { kind: 'payment', id }, registration ? 'PAIRED' : 'WAITING_FOR_PROVIDER_EVENTS');
   const card = body.payment_method.detail?.card;
   ctx.status = 201;
@@ -297,15 +297,29 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
         accountId = String(accounts[0]._id);
       }
       const hash = requestHash(ctx.request.body);
-      const existing = await registrations(deps.db).findOne({ account_id: accountId, merchant_reference: request.merchant_reference });
-      if (existing && existing.request_hash !== hash) throw duplicateReference(existing);
-      let doc = existing;
+      const claimId = referenceKey(accountId, request.merchant_reference);
+      let doc: RegistrationDoc | null = null;
+      let registrationId = newRegistrationId();
+      try {
+        await referenceClaims(deps.db).insertOne({ _id: claimId, registration_id: registrationId, organization_code: organizationCode, created_at: new Date() });
+      } catch (error) {
+        if ((error as { code?: number }).code !== 11000) throw error;
+        // Registered before: the same payload is a retry (answered with the original), another one a duplicate.
+        const claim = await referenceClaims(deps.db).findOne({ _id: claimId });
+        registrationId = claim!.registration_id;
+        doc = await registrations(deps.db).findOne({ _id: registrationId });
+        if (doc && doc.request_hash !== hash) throw duplicateReference(doc);
+      }
       if (!doc) {
-        const events = await ingestOrThrow(pool, request.events, organizationCode, 'events');
+        const events = await ingestOrThrow(pool, request.events, organizationCode, 'events').catch(async (error) => {
+          // Release the reference unless a registration holds it, so a corrected request can use it.
+          if (!(await registrations(deps.db).findOne({ _id: registrationId }, { projection: { _id: 1 } }))) await referenceClaims(deps.db).deleteOne({ _id: claimId, registration_id: registrationId });
+          throw error;
+        });
         const lastTransaction = payment?.transactions?.[payment.transactions.length - 1];
         const now = new Date();
         doc = {
-          _id: newRegistrationId(), organization_code: organizationCode, account_id: accountId, merchant_reference: request.merchant_reference,
+          _id: registrationId, organization_code: organizationCode, account_id: accountId, merchant_reference: request.merchant_reference,
           payment_id: request.payment_id ?? null,
           provider_id: request.provider_id ?? lastTransaction?.provider_id ?? null,
           payment_method_type: request.payment_method_type ?? payment?.payment_method?.type ?? null,
@@ -317,10 +331,8 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
           await registrations(deps.db).insertOne(doc);
         } catch (error) {
           if ((error as { code?: number }).code !== 11000) throw error;
-          // A concurrent registration of the same reference won the unique index.
-          const winner = await registrations(deps.db).findOne({ account_id: accountId, merchant_reference: request.merchant_reference });
-          if (!winner || winner.request_hash !== hash) throw duplicateReference(winner);
-          doc = winner;
+          doc = await registrations(deps.db).findOne({ _id: registrationId }); // a concurrent retry of the same request stored it
+          if (!doc) throw error;
         }
       }
       // Signalled on every (re)try: a registration stored before a crash still reaches its workflow.
@@ -347,12 +359,12 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
       const request = decodeEventsRequest(ctx.request.body);
       const registration = await findRegistration(deps.db, organizationCode, ctx.params.registration_id);
       if (!registration) throw new ApiError('not_found', 'registration not found');
-      const pendingBatches = await eventBatches(deps.db).find({ registration_id: registration._id, _id: { $nin: registration.batch_ids } }, { projection: { events: 1 } }).toArray();
-      const total = registration.events.length + pendingBatches.reduce((n, b) => n + b.events.length, 0) + request.events.length;
+      const pendingBatches = await eventBatches(deps.db).find({ registration_id: registration._id, _id: { $nin: registration.batch_ids } }, { projection: { event_count: 1 } }).toArray();
+      const total = registration.events.length + pendingBatches.reduce((n, b) => n + b.event_count, 0) + request.events.length;
       if (total > DRY_RUN_LIMITS.maxEventsPerRegistration) throw dryRunError('TRAFFIC_LOG_SEMANTIC_INVALID', `a registration holds at most ${DRY_RUN_LIMITS.maxEventsPerRegistration} events; this call would make ${total}`);
       const events = await ingestOrThrow(pool, request.events, organizationCode, 'events');
       const batchId = newRegistrationId();
-      await eventBatches(deps.db).insertOne({ _id: batchId, registration_id: registration._id, organization_code: organizationCode, account_id: registration.account_id, events, created_at: new Date() });
+      await eventBatches(deps.db).insertOne({ _id: batchId, registration_id: registration._id, organization_code: organizationCode, account_id: registration.account_id, events, event_count: events.length, created_at: new Date() });
       await signalPairing(deps, { organizationCode, accountId: registration.account_id, merchantReference: registration.merchant_reference }, { kind: 'events', id: batchId }, registration.status);
       ctx.status = 202;
       ctx.body = { id: registration._id, batch_id: batchId, accepted_events: events.length };
