@@ -13,6 +13,7 @@ import { createWebhookActivities } from './webhooks';
 import { createCustomerActivities } from './customers';
 import { createBankingActivities } from './banking';
 import { createReportActivities } from './reports';
+import { createDryRunActivities } from './dry-run';
 
 export interface ActivityDeps {
   config: Config;
@@ -28,6 +29,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createCustomerActivities(deps),
     ...createBankingActivities(deps),
     ...createReportActivities(deps),
+    ...createDryRunActivities(deps),
+
     async recordPing(input: { organizationCode: string; message: string }): Promise<{ pingId: string; echoed: string }> {
       const pingId = newId();
       await deps.db.collection('pings').insertOne({ _id: pingId as never, organization_code: input.organizationCode, at: new Date() });

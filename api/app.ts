@@ -20,6 +20,7 @@ import { registerRoutingRoutes } from './routers/routing';
 import { registerWebhookRoutes } from './routers/webhooks';
 import { registerReportRoutes } from './routers/reports';
 import { registerSellerRoutes } from './routers/sellers';
+import { registerDryRunRoutes } from './routers/dry-run';
 import { registerSystemRoutes } from './routers/system';
 import { RouteTable } from './routes';
 
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps): App {
   registerSellerRoutes(routes, deps);
   registerBankingRoutes(routes, deps);
   registerReportRoutes(routes, deps);
+  registerDryRunRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

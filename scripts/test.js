@@ -7,12 +7,13 @@
  * Extra arguments go to mocha (e.g. `npm test -- --grep idempotency`).
  */
 const path = require('node:path');
-const { prepare, log, ROOT } = require('./lib/prepare');
+const { prepare, ensureChromium, log, ROOT } = require('./lib/prepare');
 const { withPrivateInfra, runNode } = require('./lib/infra');
 
 async function main() {
   const started = Date.now();
   const binaries = prepare();
+  const chromium = ensureChromium(); // the dashboard test drives headless Chromium
   const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
   const exitCode = await withPrivateInfra(
     { binaries, prefix: 'test', database: 'switchyard_test', keepDataOnFailure: process.env.KEEP_TEST_DATA === 'true' },
@@ -25,6 +26,7 @@ async function main() {
         BANKING_SETTLEMENT_TIME_SCALE: process.env.BANKING_SETTLEMENT_TIME_SCALE || '0.00001',
         // Small enough for a test to reach the TOO_MANY_ROWS failure of a report.
         REPORT_MAX_ROWS: process.env.REPORT_MAX_ROWS || '200',
+        ...(chromium ? { CHROMIUM_PATH: chromium } : {}),
       });
     },
   );

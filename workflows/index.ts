@@ -9,3 +9,4 @@ export * from './webhook-delivery';
 export * from './enrollment';
 export * from './banking-transfer';
 export * from './report';
+export * from './dry-run';

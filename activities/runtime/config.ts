@@ -45,6 +45,21 @@ export interface Config {
   reportMaxRows: number;
   /** Multiplies the simulated bank rails' settlement delays (1 = realistic; tests use a tiny factor). */
   bankingSettlementTimeScale: number;
+  dryRun: DryRunConfig;
+}
+
+export interface DryRunConfig {
+  /** Provider catalogue: the provider_id values a registration may name. */
+  providers: string[];
+  /** A leg waiting for its partner this long becomes UNMATCHED. */
+  pairingTimeoutSeconds: number;
+  /** After validation the pairing workflow keeps accepting late events this long. */
+  settleSeconds: number;
+  /** Registrations whose encoded events exceed this many characters are decoded off the event loop. */
+  inlineIngestMaxChars: number;
+  ingestThreads: number;
+  /** Optional JSON file with extra mapping profiles (an array of profiles). */
+  profilesFile: string;
 }
 
 function intFrom(name: string, fallback: number): number {
@@ -102,5 +117,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reportLinkTtlSeconds: Math.max(1, intFrom('REPORT_LINK_TTL_SECONDS', 900)),
     reportMaxRows: Math.max(1, intFrom('REPORT_MAX_ROWS', 1_000_000)),
     bankingSettlementTimeScale: ratioFrom('BANKING_SETTLEMENT_TIME_SCALE', 1),
+    dryRun: {
+      providers: (env.DRY_RUN_PROVIDERS || 'SANDBOX,GENERIC').split(',').map((s) => s.trim()).filter(Boolean),
+      pairingTimeoutSeconds: Math.max(1, intFrom('DRY_RUN_PAIRING_TIMEOUT_SECONDS', 86_400)),
+      settleSeconds: Math.max(1, intFrom('DRY_RUN_SETTLE_SECONDS', 86_400)),
+      inlineIngestMaxChars: intFrom('DRY_RUN_INLINE_INGEST_CHARS', 256 * 1024),
+      ingestThreads: Math.max(1, intFrom('DRY_RUN_INGEST_THREADS', 2)),
+      profilesFile: env.DRY_RUN_PROFILES_FILE || '',
+    },
   };
 }

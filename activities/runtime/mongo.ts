@@ -63,6 +63,13 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   banking_transfer_events: [{ key: { transfer_id: 1, created_at: 1 }, name: 'by_transfer' }],
   reports: [{ key: { organization_code: 1 }, name: 'by_organization' }],
   sellers: [{ key: { organization_code: 1, merchant_seller_id: 1 }, unique: true, name: 'organization_merchant_seller_id_unique' }],
+  dry_run_registrations: [
+    // merchant_reference is unique per account: the insert is the atomic check.
+    { key: { account_id: 1, merchant_reference: 1 }, unique: true, name: 'account_reference_unique' },
+    { key: { organization_code: 1, created_at: -1, _id: -1 }, name: 'by_organization_time' },
+  ],
+  dry_run_event_batches: [{ key: { registration_id: 1, created_at: 1 }, name: 'by_registration' }],
+  dry_run_payments: [{ key: { account_id: 1, merchant_reference: 1, created_at: -1 }, name: 'by_account_reference' }],
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
