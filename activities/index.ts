@@ -8,6 +8,7 @@ import type { Keyring } from '../domain/crypto';
 import type { Logger } from './runtime/logger';
 import { EXPIRING_COLLECTIONS } from './runtime/mongo';
 import { newId } from '../domain/credentials';
+import { createCampaignActivities } from './campaigns';
 
 export interface ActivityDeps {
   config: Config;
@@ -18,6 +19,7 @@ export interface ActivityDeps {
 
 export function createActivities(deps: ActivityDeps) {
   return {
+    ...createCampaignActivities(deps),
     async recordPing(input: { organizationCode: string; message: string }): Promise<{ pingId: string; echoed: string }> {
       const pingId = newId();
       await deps.db.collection('pings').insertOne({ _id: pingId as never, organization_code: input.organizationCode, at: new Date() });

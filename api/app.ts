@@ -10,6 +10,7 @@ import { jsonBody } from './middleware/body';
 import { idempotency, IdempotencyStore } from './middleware/idempotency';
 import { rateLimit, RateLimiter } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
+import { registerCampaignRoutes } from './routers/campaigns';
 import { registerCodecRoutes } from './routers/codec';
 import { registerPingRoutes } from './routers/pings';
 import { registerSystemRoutes } from './routers/system';
@@ -34,6 +35,7 @@ export function createApp(deps: AppDeps): App {
   registerSystemRoutes(routes, deps);
   registerCodecRoutes(routes, deps);
   registerPingRoutes(routes, deps);
+  registerCampaignRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

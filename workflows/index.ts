@@ -4,3 +4,5 @@
  */
 export * from './ping';
 export * from './housekeeping';
+export * from './campaign';
+export * from './campaign-trigger';

@@ -29,6 +29,12 @@ export interface Config {
   codecCorsOrigins: string[];
   sandboxGatewayUrl: string;
   sandboxGatewayPort: number;
+  /** Campaign trigger: pause between polls of domain_events when idle, in ms. */
+  campaignEventPollMs: number;
+  /** Campaign trigger: how far back the first poll looks for declined payments, in ms. */
+  campaignEventLookbackMs: number;
+  /** Campaign trigger: events stored this late (ms) after newer ones are still picked up. */
+  campaignEventSkewMs: number;
 }
 
 function intFrom(name: string, fallback: number): number {
@@ -69,5 +75,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     sandboxGatewayUrl: (env.SANDBOX_GATEWAY_URL || `http://127.0.0.1:${sandboxGatewayPort}`).replace(/\/$/, ''),
     sandboxGatewayPort,
+    campaignEventPollMs: Math.max(100, intFrom('CAMPAIGN_EVENT_POLL_MS', 1000)),
+    campaignEventLookbackMs: intFrom('CAMPAIGN_EVENT_LOOKBACK_MS', 3_600_000),
+    campaignEventSkewMs: intFrom('CAMPAIGN_EVENT_SKEW_MS', 300_000),
   };
 }

@@ -37,10 +37,18 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   idempotency_keys: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
   rate_limit_slots: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
   pings: [{ key: { organization_code: 1 }, name: 'by_organization' }],
+  campaigns: [
+    { key: { organization_code: 1, created_at: -1, _id: -1 }, name: 'by_organization_newest' },
+    { key: { account_id: 1, status: 1 }, name: 'by_account_status' },
+  ],
+  campaign_rules: [{ key: { campaign_id: 1, created_at: 1 }, name: 'by_campaign' }],
+  communications: [{ key: { campaign_id: 1, created_at: -1, _id: -1 }, name: 'by_campaign_newest' }],
+  campaign_rate_slots: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  domain_events: [{ key: { type: 1, occurred_at: 1 }, name: 'by_type_occurred_at' }],
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
-export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots'];
+export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'campaign_rate_slots'];
 
 /**
  * Creates the indexes that do not exist yet. Existing ones are skipped by name because

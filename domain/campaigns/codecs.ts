@@ -11,6 +11,8 @@ import {
   boundedArray,
   boundedString,
   CountryCode,
+  CurrencyCode,
+  DecimalAmount,
   enumOf,
   nullable,
   refined,
@@ -233,26 +235,31 @@ export const CampaignWithRules = t.type({ ...CampaignFields, rules: t.array(Camp
 
 export const CampaignList = t.type({ data: t.array(Campaign), next_cursor: nullable(t.string) }, 'CampaignList');
 
-export const CampaignRuleList = t.type({ data: t.array(CampaignRule) }, 'CampaignRuleList');
+export const CampaignRuleList = t.type({ rules: t.array(CampaignRule) }, 'CampaignRuleList');
+
+const declinedPaymentFields = {
+  status: nullable(t.string),
+  sub_status: nullable(t.string),
+  payment_method_type: nullable(t.string),
+  provider_id: nullable(t.string),
+  card_bin: nullable(t.string),
+  response_code: nullable(t.string),
+  iso_response_code: nullable(t.string),
+  category: nullable(t.string),
+  metadata: nullable(t.array(struct('DeclinedMetadataEntry', { key: t.string, value: nullable(t.string) }, {}))),
+  customer: nullable(struct('DeclinedCustomer', {}, { id: nullable(t.string), phone: nullable(t.string), email: nullable(t.string) })),
+};
 
 /** The declined payment a rule is evaluated against (the payload of a payment.declined event). */
-export const DeclinedPayment = struct(
-  'DeclinedPayment',
-  { amount: struct('DeclinedAmount', { value: t.number, currency: t.string }, {}) },
-  {
-    status: nullable(t.string),
-    sub_status: nullable(t.string),
-    payment_method_type: nullable(t.string),
-    provider_id: nullable(t.string),
-    card_bin: nullable(t.string),
-    response_code: nullable(t.string),
-    iso_response_code: nullable(t.string),
-    category: nullable(t.string),
-    metadata: nullable(t.array(struct('DeclinedMetadataEntry', { key: t.string, value: nullable(t.string) }, {}))),
-    customer: nullable(struct('DeclinedCustomer', {}, { id: nullable(t.string), phone: nullable(t.string), email: nullable(t.string) })),
-  },
-);
+export const DeclinedPayment = struct('DeclinedPayment', { amount: struct('DeclinedAmount', { value: t.number, currency: t.string }, {}) }, declinedPaymentFields);
 export type DeclinedPayment = t.TypeOf<typeof DeclinedPayment>;
+
+/** POST /v1/campaigns/{id}/test-events: a sample declined payment, optionally at a given instant. */
+export const TestEventRequest = struct(
+  'CampaignTestEventRequest',
+  { amount: struct('TestEventAmount', { value: DecimalAmount, currency: CurrencyCode }, {}) },
+  { ...declinedPaymentFields, at: annotate(Timestamp, { description: 'when the decline happens; defaults to now (drives the schedule and duration checks)' }) },
+);
 
 export const RuleOutcome = t.type(
   {

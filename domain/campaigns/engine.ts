@@ -9,7 +9,8 @@
  * negative ones (NOT_EQUAL, NOT_ONE_OF): "provider is not X" holds when there is none.
  */
 import { compareAmounts, isValidDecimal } from '../money';
-import type { Conditional, DeclinedPayment, RuleDefinition } from './codecs';
+import type { CampaignStatus, Conditional, DeclinedPayment, Duration, RuleDefinition, Schedule } from './codecs';
+import { isInPeriod, isInWindow, nextSendTime } from './schedule';
 import { isRateLimitRule } from './validation';
 
 export interface RuleEvaluation {
@@ -167,4 +168,27 @@ export function evaluateRules<R extends RuleDefinition & { status: string }>(
 ): { matched: boolean; results: EvaluatedRule<R>[] } {
   const results = rules.filter((r) => r.status === 'ACTIVE').map((rule) => ({ rule, evaluation: evaluateRule(rule, payment) }));
   return { matched: results.every((r) => r.evaluation.passed), results };
+}
+
+export type TriggerBlock = 'CAMPAIGN_NOT_ACTIVE' | 'OUTSIDE_DURATION' | 'RULES_FAILED';
+
+/**
+ * Would a declined payment at `at` trigger the campaign, and when would it be sent? Used by
+ * the trigger and by the merchant's dry run (test-events). Rate limits are not part of it:
+ * they depend on what was sent before and are enforced at send time.
+ */
+export function assessCampaign<R extends RuleDefinition & { status: string }>(
+  campaign: { status: CampaignStatus; schedule: Schedule | null; duration: Duration | null },
+  rules: R[],
+  payment: DeclinedPayment,
+  at: Date,
+) {
+  const evaluation = evaluateRules(rules, payment);
+  const inPeriod = isInPeriod(campaign.duration, at);
+  const blockedBy: TriggerBlock[] = [];
+  if (campaign.status !== 'ACTIVE') blockedBy.push('CAMPAIGN_NOT_ACTIVE');
+  if (!inPeriod) blockedBy.push('OUTSIDE_DURATION');
+  if (!evaluation.matched) blockedBy.push('RULES_FAILED');
+  const inWindow = !campaign.schedule || isInWindow(campaign.schedule, at);
+  return { triggers: blockedBy.length === 0, blockedBy, evaluation, inPeriod, inWindow, sendAt: nextSendTime(campaign.schedule, at) };
 }
