@@ -179,6 +179,11 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
         .sort({ occurred_at: 1, _id: 1 })
         .limit(scanLimit)
         .toArray();
+      // Known claims in one read, so re-scanned events cost no insert attempt.
+      const claims = db.collection<{ _id: string; claimant: string }>(CAMPAIGN_EVENT_CLAIMS);
+      const known = new Map(
+        (await claims.find({ _id: { $in: events.map((e) => String(e._id)) } }).toArray()).map((c) => [c._id, c.claimant]),
+      );
       const eventIds: string[] = [];
       let newest = since;
       for (const event of events) {
@@ -186,12 +191,12 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
         const eventId = String(event._id);
         const at = occurredAt(event);
         if (at > newest) newest = at;
-        const claimed = await insertOnce(db, CAMPAIGN_EVENT_CLAIMS, { _id: eventId, claimant: input.claimant, account_id: event.account_id, occurred_at: at, claimed_at: new Date() });
-        if (claimed) eventIds.push(eventId);
-        else {
-          const claim = await db.collection<{ _id: string; claimant: string }>(CAMPAIGN_EVENT_CLAIMS).findOne({ _id: eventId });
-          if (claim?.claimant === input.claimant) eventIds.push(eventId);
+        let claimant = known.get(eventId);
+        if (claimant === undefined) {
+          const claimed = await insertOnce(db, CAMPAIGN_EVENT_CLAIMS, { _id: eventId, claimant: input.claimant, account_id: event.account_id, occurred_at: at, claimed_at: new Date() });
+          claimant = claimed ? input.claimant : (await claims.findOne({ _id: eventId }))?.claimant;
         }
+        if (claimant === input.claimant) eventIds.push(eventId);
       }
       // A full scan of already-claimed events must still move forward.
       const full = events.length === scanLimit || eventIds.length >= input.max;
