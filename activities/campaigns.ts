@@ -165,12 +165,12 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
 
     /**
      * Claims up to `max` unclaimed payment.declined events that occurred at or after
-     * `since`. A claim is a unique insert keyed by the event id, so each event is claimed by
+     * `since`; `eventIds` are those whose account has an ACTIVE campaign. A claim is a unique insert keyed by the event id, so each event is claimed by
      * exactly one poll round even with several workers; a retried round (same claimant)
      * gets its own claims back. `next` is where the following round starts: a little before
      * the newest event seen, so events stored late (clock skew) are still picked up.
      */
-    async claimDeclinedEvents(input: { since: string | null; claimant: string; max: number }): Promise<{ eventIds: string[]; next: string }> {
+    async claimDeclinedEvents(input: { since: string | null; claimant: string; max: number }): Promise<{ claimed: string[]; eventIds: string[]; next: string }> {
       const since = input.since ? new Date(input.since) : new Date(Date.now() - deps.config.campaignEventLookbackMs);
       const scanLimit = input.max * 5;
       const events = await db
@@ -184,10 +184,10 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
       const known = new Map(
         (await claims.find({ _id: { $in: events.map((e) => String(e._id)) } }).toArray()).map((c) => [c._id, c.claimant]),
       );
-      const eventIds: string[] = [];
+      const claimed: DeclinedEventDoc[] = [];
       let newest = since;
       for (const event of events) {
-        if (eventIds.length >= input.max) break;
+        if (claimed.length >= input.max) break;
         const eventId = String(event._id);
         const at = occurredAt(event);
         if (at > newest) newest = at;
@@ -196,12 +196,21 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
           const claimed = await insertOnce(db, CAMPAIGN_EVENT_CLAIMS, { _id: eventId, claimant: input.claimant, account_id: event.account_id, occurred_at: at, claimed_at: new Date() });
           claimant = claimed ? input.claimant : (await claims.findOne({ _id: eventId }))?.claimant;
         }
-        if (claimant === input.claimant) eventIds.push(eventId);
+        if (claimant === input.claimant) claimed.push(event);
       }
+      // Only accounts with an ACTIVE campaign get a workflow: a campaign created later
+      // ignores older declines, and PAUSED ones ignore declines while paused.
+      const withCampaigns = new Set(
+        claimed.length ? await campaigns.distinct('account_id', { account_id: { $in: [...new Set(claimed.map((e) => e.account_id))] }, status: 'ACTIVE' }) : [],
+      );
       // A full scan of already-claimed events must still move forward.
-      const full = events.length === scanLimit || eventIds.length >= input.max;
+      const full = events.length === scanLimit || claimed.length >= input.max;
       const next = full ? newest : new Date(Math.max(since.getTime(), newest.getTime() - deps.config.campaignEventSkewMs));
-      return { eventIds, next: next.toISOString() };
+      return {
+        claimed: claimed.map((e) => String(e._id)),
+        eventIds: claimed.filter((e) => withCampaigns.has(e.account_id)).map((e) => String(e._id)),
+        next: next.toISOString(),
+      };
     },
 
     /** The ACTIVE campaigns of the event's account whose rules the payment passes, and when to send. */

@@ -63,7 +63,7 @@ export async function campaignTriggerWorkflow(input: CampaignTriggerInput): Prom
         }),
       ),
     );
-    if (claimed.eventIds.length < CLAIMS_PER_ROUND) await sleep(input.pollMs);
+    if (claimed.claimed.length < CLAIMS_PER_ROUND) await sleep(input.pollMs);
   }
   await continueAsNew<typeof campaignTriggerWorkflow>({ pollMs: input.pollMs, since });
 }

@@ -471,9 +471,13 @@ describe('campaigns (integration)', function () {
       assert.equal((await communications(paused.id, trigger)).length, 0);
       assert.equal((await communications(strict.id, trigger)).length, 0);
       assert.equal((await communications(completed.id, trigger)).length, 0);
-      // Another organization's account never triggers these campaigns.
-      const foreign = await processed(await declined(other));
-      assert.ok(!foreign.some((r) => [relaxed.id, strict.id].includes(r.campaign_id)));
+      // An account without ACTIVE campaigns gets no workflow at all, once its event is claimed.
+      const idle = await newMerchant('Idle merchant');
+      await createCampaign(idle).then((c) => patch(`/v1/campaigns/${c.id}/status`, { status: 'PAUSED' }, idle));
+      const idleEvent = await declined(idle);
+      await waitFor('the claim', () => stack.db.collection('campaign_event_claims').findOne({ _id: idleEvent as never }));
+      await new Promise((r) => setTimeout(r, 500));
+      await assert.rejects(stack.temporal.workflow.getHandle(campaignEventWorkflowId(idleEvent)).describe(), WorkflowNotFoundError);
     });
 
     describe('rate limits under concurrent events, with two workers', () => {
@@ -524,11 +528,12 @@ describe('campaigns (integration)', function () {
         const [a, b] = await Promise.all(
           ['worker-a', 'worker-b'].map((claimant) => createCampaignActivities({ ...base, db: isolated }).claimDeclinedEvents({ since, claimant, max: 100 })),
         );
-        assert.equal(a.eventIds.length + b.eventIds.length, 40);
-        assert.deepEqual([...a.eventIds, ...b.eventIds].sort(), [...ids].sort());
+        assert.equal(a.claimed.length + b.claimed.length, 40);
+        assert.deepEqual([...a.claimed, ...b.claimed].sort(), [...ids].sort());
+        assert.deepEqual([...a.eventIds, ...b.eventIds], [], 'no account there has an ACTIVE campaign');
         // A retried round gets its own claims back, and nothing of the other's.
         const retried = await createCampaignActivities({ ...base, db: isolated }).claimDeclinedEvents({ since, claimant: 'worker-a', max: 100 });
-        assert.deepEqual(retried.eventIds.sort(), [...a.eventIds].sort());
+        assert.deepEqual(retried.claimed.sort(), [...a.claimed].sort());
         await isolated.dropDatabase();
       });
     });
