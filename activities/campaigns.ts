@@ -266,10 +266,16 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
       if (userId && perDay) {
         const limit = Number(perDay.values[0]);
         const day = dayKey(campaign.schedule, now);
-        let slot = false;
-        // Slot n of the day is a unique key; the first free one is ours (never a counter: $inc is not atomic on FerretDB).
+        // Slot n of the user's day is a unique key; a free one is ours (never a counter:
+        // $inc is not atomic on FerretDB). One read finds the taken slots, or ours from an
+        // earlier attempt of this delivery.
+        const scope = { campaign_id: campaign._id, user_id: userId, day };
+        const taken = await db.collection<{ _id: string; owner: string; n: number }>(CAMPAIGN_RATE_SLOTS).find(scope).toArray();
+        let slot = taken.some((s) => s.owner === key);
+        const used = new Set(taken.map((s) => s.n));
         for (let n = 1; n <= limit && !slot; n++) {
-          slot = await reserve(db, `daily:${campaign._id}:${userId}:${day}:${n}`, key, { expires_at: new Date(now.getTime() + 3 * 86_400_000) });
+          if (used.has(n)) continue;
+          slot = await reserve(db, `daily:${campaign._id}:${userId}:${day}:${n}`, key, { ...scope, n, expires_at: new Date(now.getTime() + 3 * 86_400_000) });
         }
         if (!slot) {
           await db.collection<{ _id: string; owner: string }>(CAMPAIGN_RATE_SLOTS).deleteOne({ _id: `unique:${campaign._id}:${userId}`, owner: key });

@@ -43,7 +43,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   ],
   campaign_rules: [{ key: { campaign_id: 1, created_at: 1 }, name: 'by_campaign' }],
   communications: [{ key: { campaign_id: 1, created_at: -1, _id: -1 }, name: 'by_campaign_newest' }],
-  campaign_rate_slots: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  campaign_rate_slots: [
+    { key: { expires_at: 1 }, name: 'by_expiry' },
+    { key: { campaign_id: 1, user_id: 1, day: 1 }, name: 'by_campaign_user_day' },
+  ],
   domain_events: [{ key: { type: 1, occurred_at: 1 }, name: 'by_type_occurred_at' }],
 };
 
