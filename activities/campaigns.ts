@@ -52,6 +52,8 @@ export interface DeliveryResult {
   reason: string;
 }
 
+const CLAIM_RETENTION_MS = 7 * 86_400_000;
+
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
 
 /** Inserts `doc`; false when its _id exists already. */
@@ -179,6 +181,9 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
         .sort({ occurred_at: 1, _id: 1 })
         .limit(scanLimit)
         .toArray();
+      // A claim outlives every window a poll can look back over (then housekeeping purges it);
+      // even a re-claimed event sends nothing twice (communications are keyed by campaign and event).
+      const claimExpiry = new Date(Date.now() + Math.max(CLAIM_RETENTION_MS, deps.config.campaignEventLookbackMs + deps.config.campaignEventSkewMs + 86_400_000));
       // Known claims in one read, so re-scanned events cost no insert attempt.
       const claims = db.collection<{ _id: string; claimant: string }>(CAMPAIGN_EVENT_CLAIMS);
       const known = new Map(
@@ -193,7 +198,7 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
         if (at > newest) newest = at;
         let claimant = known.get(eventId);
         if (claimant === undefined) {
-          const claimed = await insertOnce(db, CAMPAIGN_EVENT_CLAIMS, { _id: eventId, claimant: input.claimant, account_id: event.account_id, occurred_at: at, claimed_at: new Date() });
+          const claimed = await insertOnce(db, CAMPAIGN_EVENT_CLAIMS, { _id: eventId, claimant: input.claimant, account_id: event.account_id, occurred_at: at, claimed_at: new Date(), expires_at: claimExpiry });
           claimant = claimed ? input.claimant : (await claims.findOne({ _id: eventId }))?.claimant;
         }
         if (claimant === input.claimant) claimed.push(event);

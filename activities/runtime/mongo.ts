@@ -47,11 +47,12 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { expires_at: 1 }, name: 'by_expiry' },
     { key: { campaign_id: 1, user_id: 1, day: 1 }, name: 'by_campaign_user_day' },
   ],
+  campaign_event_claims: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
   domain_events: [{ key: { type: 1, occurred_at: 1 }, name: 'by_type_occurred_at' }],
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
-export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'campaign_rate_slots'];
+export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'campaign_rate_slots', 'campaign_event_claims'];
 
 /**
  * Creates the indexes that do not exist yet. Existing ones are skipped by name because

@@ -161,16 +161,20 @@ export interface EvaluatedRule<R extends RuleDefinition> {
   evaluation: RuleEvaluation;
 }
 
-/** Evaluates every ACTIVE rule; the payment matches when all pass (INACTIVE rules are ignored). */
+/**
+ * Evaluates every ACTIVE rule; the payment matches when all pass (INACTIVE rules are
+ * ignored). A campaign without ACTIVE rules matches nothing: rules are added after the
+ * campaign is created, and an empty rule set must not message every declined customer.
+ */
 export function evaluateRules<R extends RuleDefinition & { status: string }>(
   rules: R[],
   payment: DeclinedPayment,
 ): { matched: boolean; results: EvaluatedRule<R>[] } {
   const results = rules.filter((r) => r.status === 'ACTIVE').map((rule) => ({ rule, evaluation: evaluateRule(rule, payment) }));
-  return { matched: results.every((r) => r.evaluation.passed), results };
+  return { matched: results.length > 0 && results.every((r) => r.evaluation.passed), results };
 }
 
-export type TriggerBlock = 'CAMPAIGN_NOT_ACTIVE' | 'OUTSIDE_DURATION' | 'RULES_FAILED';
+export type TriggerBlock = 'CAMPAIGN_NOT_ACTIVE' | 'OUTSIDE_DURATION' | 'NO_ACTIVE_RULES' | 'RULES_FAILED';
 
 /**
  * Would a declined payment at `at` trigger the campaign, and when would it be sent? Used by
@@ -188,7 +192,8 @@ export function assessCampaign<R extends RuleDefinition & { status: string }>(
   const blockedBy: TriggerBlock[] = [];
   if (campaign.status !== 'ACTIVE') blockedBy.push('CAMPAIGN_NOT_ACTIVE');
   if (!inPeriod) blockedBy.push('OUTSIDE_DURATION');
-  if (!evaluation.matched) blockedBy.push('RULES_FAILED');
+  if (evaluation.results.length === 0) blockedBy.push('NO_ACTIVE_RULES');
+  else if (!evaluation.matched) blockedBy.push('RULES_FAILED');
   const inWindow = !campaign.schedule || isInWindow(campaign.schedule, at);
   return { triggers: blockedBy.length === 0, blockedBy, evaluation, inPeriod, inWindow, sendAt: nextSendTime(campaign.schedule, at) };
 }

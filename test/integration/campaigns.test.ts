@@ -415,6 +415,9 @@ describe('campaigns (integration)', function () {
       assert.deepEqual(fail.body.rules.map((r: any) => r.passed), [false, true, true]);
       assert.deepEqual(fail.body.blocked_by, ['RULES_FAILED']);
       assert.equal((await call(`/v1/campaigns/${campaign.id}/test-events`, { body: { amount: { value: 'x' } }, credentials: merchant })).status, 400);
+      const empty = await createCampaign(merchant);
+      const none = await call(`/v1/campaigns/${empty.id}/test-events`, { body: sample, credentials: merchant });
+      assert.deepEqual([none.body.would_trigger, none.body.blocked_by, none.body.schedule.in_window], [false, ['NO_ACTIVE_RULES'], true]);
       assert.deepEqual(await communications(campaign.id), []);
     });
   });
@@ -449,12 +452,13 @@ describe('campaigns (integration)', function () {
       assert.equal((await communications(campaign.id, merchant)).length, 1);
     });
 
-    it('nothing for a PAUSED campaign, a non-matching payment, an INACTIVE failing rule ignored', async () => {
+    it('nothing for a PAUSED, COMPLETED, rule-less or non-matching campaign; an INACTIVE failing rule is ignored', async () => {
       const trigger = await newMerchant('Trigger merchant');
       const paused = await createCampaign(trigger);
       await patch(`/v1/campaigns/${paused.id}/status`, { status: 'PAUSED' }, trigger);
       const strict = await createCampaign(trigger);
       await addRules(trigger, strict.id, [{ rule_type: 'CURRENCY', conditional: 'EQUAL', values: ['USD'] }]);
+      await addRules(trigger, paused.id, [{ rule_type: 'CURRENCY', conditional: 'EQUAL', values: ['COP'] }]);
       const relaxed = await createCampaign(trigger);
       const [failing] = await addRules(trigger, relaxed.id, [
         { rule_type: 'PROVIDER', conditional: 'EQUAL', values: ['OTHER'] },
@@ -462,7 +466,9 @@ describe('campaigns (integration)', function () {
       ]);
       await patch(`/v1/rules/${failing.id}/status`, { status: 'INACTIVE' }, trigger);
       const completed = await createCampaign(trigger);
+      await addRules(trigger, completed.id, [{ rule_type: 'CURRENCY', conditional: 'EQUAL', values: ['COP'] }]);
       await patch(`/v1/campaigns/${completed.id}/status`, { status: 'COMPLETED' }, trigger);
+      const withoutRules = await createCampaign(trigger);
 
       const eventId = await declined(trigger);
       const results = await processed(eventId);
@@ -471,6 +477,7 @@ describe('campaigns (integration)', function () {
       assert.equal((await communications(paused.id, trigger)).length, 0);
       assert.equal((await communications(strict.id, trigger)).length, 0);
       assert.equal((await communications(completed.id, trigger)).length, 0);
+      assert.equal((await communications(withoutRules.id, trigger)).length, 0);
       // An account without ACTIVE campaigns gets no workflow at all, once its event is claimed.
       const idle = await newMerchant('Idle merchant');
       await createCampaign(idle).then((c) => patch(`/v1/campaigns/${c.id}/status`, { status: 'PAUSED' }, idle));
@@ -546,6 +553,7 @@ describe('campaigns (integration)', function () {
       if (opensAt - Date.now() < 15_000) opensAt += 60_000;
       const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
       const campaign = await createCampaign(windowed, { schedule: { daily_start_time: hhmm(opensAt), daily_end_time: hhmm(opensAt + 3_600_000), time_zone: 'UTC' } });
+      await addRules(windowed, campaign.id, [{ rule_type: 'PAYMENT_STATUS', conditional: 'EQUAL', values: ['DECLINED'] }]);
       const insertedAt = Date.now();
       const eventId = await declined(windowed);
       const handle = stack.temporal.workflow.getHandle<(input: { eventId: string }) => Promise<Array<{ outcome: string }>>>(campaignEventWorkflowId(eventId));
@@ -567,6 +575,7 @@ describe('campaigns (integration)', function () {
       const windowed = await newMerchant('Paused window merchant');
       const opensIn = new Date(Date.now() + 2 * 3_600_000);
       const campaign = await createCampaign(windowed, { schedule: { daily_start_time: opensIn.toISOString().slice(11, 16), daily_end_time: new Date(opensIn.getTime() + 3_600_000).toISOString().slice(11, 16), time_zone: 'UTC' } });
+      await addRules(windowed, campaign.id, [{ rule_type: 'PAYMENT_STATUS', conditional: 'EQUAL', values: ['DECLINED'] }]);
       const eventId = await declined(windowed);
       const handle = stack.temporal.workflow.getHandle(campaignEventWorkflowId(eventId));
       await waitFor('the window timer', async () => (await handle.fetchHistory().catch(() => undefined))?.events?.some((e) => e.timerStartedEventAttributes));

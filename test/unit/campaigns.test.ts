@@ -264,6 +264,8 @@ describe('campaigns (unit)', () => {
       const result = evaluateRules([active, { ...failing, status: 'INACTIVE' }], payment);
       assert.equal(result.matched, true);
       assert.equal(result.results.length, 1);
+      assert.equal(evaluateRules([], payment).matched, false, 'no rules, no audience');
+      assert.equal(evaluateRules([{ ...active, status: 'INACTIVE' }], payment).matched, false);
     });
   });
 
