@@ -167,12 +167,12 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
 
     /**
      * Claims up to `max` unclaimed payment.declined events that occurred at or after
-     * `since`; `eventIds` are those whose account has an ACTIVE campaign. A claim is a unique insert keyed by the event id, so each event is claimed by
+     * `since`; `events` are those whose account has an ACTIVE campaign. A claim is a unique insert keyed by the event id, so each event is claimed by
      * exactly one poll round even with several workers; a retried round (same claimant)
      * gets its own claims back. `next` is where the following round starts: a little before
      * the newest event seen, so events stored late (clock skew) are still picked up.
      */
-    async claimDeclinedEvents(input: { since: string | null; claimant: string; max: number }): Promise<{ claimed: string[]; eventIds: string[]; next: string }> {
+    async claimDeclinedEvents(input: { since: string | null; claimant: string; max: number }): Promise<{ claimed: string[]; events: Array<{ id: string; accountId: string }>; next: string }> {
       const since = input.since ? new Date(input.since) : new Date(Date.now() - deps.config.campaignEventLookbackMs);
       const scanLimit = input.max * 5;
       const events = await db
@@ -213,7 +213,7 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
       const next = full ? newest : new Date(Math.max(since.getTime(), newest.getTime() - deps.config.campaignEventSkewMs));
       return {
         claimed: claimed.map((e) => String(e._id)),
-        eventIds: claimed.filter((e) => withCampaigns.has(e.account_id)).map((e) => String(e._id)),
+        events: claimed.filter((e) => withCampaigns.has(e.account_id)).map((e) => ({ id: String(e._id), accountId: e.account_id })),
         next: next.toISOString(),
       };
     },

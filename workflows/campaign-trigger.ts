@@ -51,12 +51,12 @@ export async function campaignTriggerWorkflow(input: CampaignTriggerInput): Prom
     const claimed = await claimDeclinedEvents({ since, claimant, max: CLAIMS_PER_ROUND });
     since = claimed.next;
     await Promise.all(
-      claimed.eventIds.map((eventId) =>
+      claimed.events.map(({ id: eventId, accountId }) =>
         startChild(campaignEventWorkflow, {
           workflowId: campaignEventWorkflowId(eventId),
           args: [{ eventId }],
           parentClosePolicy: ParentClosePolicy.ABANDON,
-          searchAttributes: { ResourceType: ['campaign-event'] },
+          searchAttributes: { ResourceType: ['campaign-event'], AccountId: [accountId] },
         }).catch((error) => {
           // Started by an earlier round whose result was lost: that run handles it.
           if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

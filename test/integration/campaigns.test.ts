@@ -442,6 +442,8 @@ describe('campaigns (integration)', function () {
       assert.equal(sent[0].status, 'SENT');
       assert.deepEqual(sent[0].recipient, { phone_last_digits: '4567' });
       assert.match(sent[0].provider.reference, /^sbx_call_/);
+      const eventRun = await stack.temporal.workflow.getHandle(campaignEventWorkflowId(eventId)).describe();
+      assert.deepEqual(eventRun.searchAttributes.AccountId, [merchant.account_id]);
       // The phone is stored sealed, never in clear.
       const stored = await stack.db.collection('communications').findOne({ _id: sent[0].id as never });
       assert.ok(!JSON.stringify(stored).includes('3001234567'));
@@ -537,7 +539,7 @@ describe('campaigns (integration)', function () {
         );
         assert.equal(a.claimed.length + b.claimed.length, 40);
         assert.deepEqual([...a.claimed, ...b.claimed].sort(), [...ids].sort());
-        assert.deepEqual([...a.eventIds, ...b.eventIds], [], 'no account there has an ACTIVE campaign');
+        assert.deepEqual([...a.events, ...b.events], [], 'no account there has an ACTIVE campaign');
         // A retried round gets its own claims back, and nothing of the other's.
         const retried = await createCampaignActivities({ ...base, db: isolated }).claimDeclinedEvents({ since, claimant: 'worker-a', max: 100 });
         assert.deepEqual(retried.claimed.sort(), [...a.claimed].sort());
