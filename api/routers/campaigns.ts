@@ -284,6 +284,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
       description:
         'Every rule is validated against the rule table before any is stored. AMOUNT_AND_CURRENCY takes the currency as its last value: [amount, currency], [min, max, currency] for BETWEEN. USER_COMMS_PER_DAY takes only values ([daily limit]); UNIQUE_BY_USER takes neither; both read the user_id metadata entry of the payment. New rules are ACTIVE.',
       pathParams: [campaignIdParam],
+      idempotency: { required: false, format: 'uuid', onDifferentPayload: 'replay' },
       body: CreateRulesRequest,
       responses: { 201: { description: 'The created rules, in request order', body: CampaignRuleList }, ...errors },
     },

@@ -168,6 +168,20 @@ describe('campaigns (integration)', function () {
       assert.equal(justAfter.status, 201);
     });
 
+    it('replays a create and a rules call sent again with the same X-Idempotency-Key', async () => {
+      const key = randomUUID();
+      const first = await call('/v1/campaigns', { body: campaignBody(merchant), credentials: merchant, headers: { 'X-Idempotency-Key': key } });
+      const again = await call('/v1/campaigns', { body: campaignBody(merchant), credentials: merchant, headers: { 'X-Idempotency-Key': key } });
+      assert.equal(again.status, 201);
+      assert.equal(again.body.id, first.body.id);
+      const rulesKey = randomUUID();
+      const rules = { rules: [{ rule_type: 'UNIQUE_BY_USER' }] };
+      const r1 = await call(`/v1/campaigns/${first.body.id}/rules`, { body: rules, credentials: merchant, headers: { 'X-Idempotency-Key': rulesKey } });
+      const r2 = await call(`/v1/campaigns/${first.body.id}/rules`, { body: rules, credentials: merchant, headers: { 'X-Idempotency-Key': rulesKey } });
+      assert.deepEqual(r2.body, r1.body);
+      assert.equal((await call(`/v1/campaigns/${first.body.id}`, { credentials: merchant })).body.rules.length, 1);
+    });
+
     it("refuses another organization's code or account with 404", async () => {
       const foreignOrg = await call('/v1/campaigns', { body: campaignBody(merchant, { organization_code: other.organization_code }), credentials: merchant });
       assert.equal(foreignOrg.status, 404);
