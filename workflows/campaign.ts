@@ -30,8 +30,9 @@ const { recordCampaign, writeCampaignStatus, recordCampaignRules, loadCampaignRu
   retry: { maximumInterval: '10 seconds' },
 });
 
-/** Failure types the API maps to 422 (validation) and 404 (missing rule). */
-export const CAMPAIGN_VALIDATION_FAILURE = 'CampaignValidation';
+/** Failure types the API maps to 422 (transition, rule validation) and 404 (missing rule). */
+export const CAMPAIGN_TRANSITION_FAILURE = 'CampaignStatusTransition';
+export const CAMPAIGN_RULE_VALIDATION_FAILURE = 'CampaignRuleValidation';
 export const CAMPAIGN_RULE_MISSING_FAILURE = 'CampaignRuleMissing';
 
 export const campaignRecorded = defineUpdate<Campaign>('campaignRecorded');
@@ -51,8 +52,8 @@ export function campaignWorkflowId(campaignId: string): string {
   return `campaign-${campaignId}`;
 }
 
-function rejected(message: string, details?: unknown): ApplicationFailure {
-  return ApplicationFailure.create({ type: CAMPAIGN_VALIDATION_FAILURE, message, nonRetryable: true, details: details === undefined ? [] : [details] });
+function rejected(message: string, type = CAMPAIGN_TRANSITION_FAILURE, details?: unknown): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true, details: details === undefined ? [] : [details] });
 }
 
 export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<CampaignStatus> {
@@ -116,7 +117,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
           metadata_key: changes.metadata_key !== undefined ? changes.metadata_key : current.metadata_key,
         };
         const checked = validateRule(merged);
-        if (!checked.ok) throw rejected(checked.errors.map((e) => e.message).join('; '), checked.errors);
+        if (!checked.ok) throw rejected(checked.errors.map((e) => e.message).join('; '), CAMPAIGN_RULE_VALIDATION_FAILURE, checked.errors);
         return writeCampaignRule({ ruleId, definition: checked.rule });
       }),
     { validator: (..._args: unknown[]) => requireOpen() },

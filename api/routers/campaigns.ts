@@ -56,7 +56,8 @@ import {
 import {
   addCampaignRules,
   CAMPAIGN_RULE_MISSING_FAILURE,
-  CAMPAIGN_VALIDATION_FAILURE,
+  CAMPAIGN_RULE_VALIDATION_FAILURE,
+  CAMPAIGN_TRANSITION_FAILURE,
   campaignRecorded,
   campaignWorkflowId,
   setCampaignRuleStatus,
@@ -151,10 +152,9 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
 
   async function updateError(campaignId: string, error: unknown): Promise<unknown> {
     const cause = error instanceof WorkflowUpdateFailedError ? error.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type === CAMPAIGN_VALIDATION_FAILURE) {
-      const fieldErrors = (cause.details?.[0] as FieldError[] | undefined) ?? [];
-      const transition = /status transition/.test(cause.message);
-      return unprocessable(cause.message, transition ? 'INVALID_STATUS_TRANSITION' : 'INVALID_RULE', fieldErrors);
+    if (cause instanceof ApplicationFailure && cause.type === CAMPAIGN_TRANSITION_FAILURE) return unprocessable(cause.message, 'INVALID_STATUS_TRANSITION');
+    if (cause instanceof ApplicationFailure && cause.type === CAMPAIGN_RULE_VALIDATION_FAILURE) {
+      return unprocessable(cause.message, 'INVALID_RULE', (cause.details?.[0] as FieldError[] | undefined) ?? []);
     }
     if (cause instanceof ApplicationFailure && cause.type === CAMPAIGN_RULE_MISSING_FAILURE) return ruleNotFound();
     if (error instanceof WorkflowNotFoundError) {

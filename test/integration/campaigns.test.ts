@@ -369,6 +369,21 @@ describe('campaigns (integration)', function () {
       assert.equal((await patch(`/v1/campaigns/${other2.id}/status`, { status: 'COMPLETED' }, merchant)).body.status, 'COMPLETED');
     });
 
+    it('concurrent terminal changes: exactly one wins, the other is 422 from the workflow', async () => {
+      for (let i = 0; i < 3; i++) {
+        const campaign = await createCampaign(merchant);
+        const [cancel, complete] = await Promise.all([
+          call(`/v1/campaigns/${campaign.id}`, { method: 'DELETE', credentials: merchant }),
+          patch(`/v1/campaigns/${campaign.id}/status`, { status: 'COMPLETED' }, merchant),
+        ]);
+        assert.deepEqual([cancel.status, complete.status].sort(), [200, 422]);
+        const winner = cancel.status === 200 ? cancel : complete;
+        const loser = cancel.status === 200 ? complete : cancel;
+        assert.equal(loser.body.details.error_code, 'INVALID_STATUS_TRANSITION');
+        assert.equal((await call(`/v1/campaigns/${campaign.id}`, { credentials: merchant })).body.status, winner.body.status);
+      }
+    });
+
     it('completes by itself at duration.end_at (durable timer)', async function () {
       this.timeout(30_000);
       const endAt = new Date(Date.now() + 3_000).toISOString();
