@@ -28,8 +28,8 @@ import {
 } from './repositories/campaigns';
 import type { Campaign, CampaignChannel, CampaignRule, CampaignStatus, DeclinedPayment, RuleDefinition, RuleStatus } from '../domain/campaigns/codecs';
 import { DeclinedPayment as DeclinedPaymentCodec } from '../domain/campaigns/codecs';
-import { assessCampaign, evaluateRules, userIdOf } from '../domain/campaigns/engine';
-import { dayKey, isInPeriod } from '../domain/campaigns/schedule';
+import { assessCampaign, userIdOf } from '../domain/campaigns/engine';
+import { dayKey } from '../domain/campaigns/schedule';
 import { sealString } from '../domain/crypto';
 
 export interface CampaignRecordInput {
@@ -250,20 +250,18 @@ export function createCampaignActivities(deps: ActivityDeps, adapters: Record<Ca
       if (existing?.status === 'SENT') return result('ALREADY_SENT', 'this event already triggered this campaign');
 
       const campaign = await campaigns.findOne({ _id: input.campaignId });
-      const now = new Date();
-      if (!campaign || campaign.status !== 'ACTIVE') return result('SKIPPED', `CAMPAIGN_NOT_ACTIVE: the campaign is ${campaign?.status ?? 'missing'}`);
-      if (!isInPeriod(campaign.duration, now)) return result('SKIPPED', 'OUTSIDE_DURATION: the campaign is outside its active period');
       const event = await findEvent(db, input.eventId);
       const payment = event && declinedPaymentOf(event);
-      if (!event || !payment) return result('SKIPPED', 'INVALID_EVENT: the event is missing or has no amount');
-      const campaignRules = await rulesOf(db, campaign._id);
-      const evaluation = evaluateRules(campaignRules, payment);
-      if (!evaluation.matched) return result('SKIPPED', 'RULES_FAILED: the payment no longer passes the active rules');
+      if (!campaign || !event || !payment) return result('SKIPPED', 'INVALID_EVENT: the campaign or the event is missing, or the event has no amount');
+      // The campaign may have been paused, ended or had its rules changed while the message waited.
+      const now = new Date();
+      const assessment = assessCampaign(campaign, await rulesOf(db, campaign._id), payment, now);
+      if (!assessment.triggers) return result('SKIPPED', `${assessment.blockedBy.join(', ')}: the campaign (${campaign.status}) no longer applies to this payment`);
       const phone = payment.customer?.phone?.trim();
       if (!phone) return result('SKIPPED', 'NO_RECIPIENT: the payment has no customer phone');
 
       const userId = userIdOf(payment);
-      const active = evaluation.results.map((r) => r.rule);
+      const active = assessment.evaluation.results.map((r) => r.rule);
       if (userId && active.some((r) => r.rule_type === 'UNIQUE_BY_USER')) {
         if (!(await reserve(db, `unique:${campaign._id}:${userId}`, key))) return result('SKIPPED', 'UNIQUE_BY_USER: this user was already contacted by this campaign');
       }
