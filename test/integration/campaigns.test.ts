@@ -67,7 +67,7 @@ describe('campaigns (integration)', function () {
   });
 
   /** Inserts a payment.declined event the way the payments feature stores it. */
-  async function declined(owner: IssuedCredentials, payload: Record<string, unknown> = {}) {
+  async function declined(owner: IssuedCredentials, payload: Record<string, unknown> = {}, occurredAt = new Date()) {
     const eventId = randomUUID();
     await stack.db.collection('domain_events').insertOne({
       _id: eventId as never,
@@ -75,7 +75,7 @@ describe('campaigns (integration)', function () {
       organization_code: owner.organization_code,
       account_id: owner.account_id,
       payment_id: randomUUID(),
-      occurred_at: new Date(),
+      occurred_at: occurredAt,
       payload: {
         amount: { value: 120.5, currency: 'COP' },
         status: 'DECLINED',
@@ -509,6 +509,10 @@ describe('campaigns (integration)', function () {
       assert.equal((await communications(strict.id, trigger)).length, 0);
       assert.equal((await communications(completed.id, trigger)).length, 0);
       assert.equal((await communications(withoutRules.id, trigger)).length, 0);
+      // A decline from before the campaign existed does not trigger it.
+      const earlier = await declined(trigger, {}, new Date(Date.parse(relaxed.created_at) - 1_000));
+      assert.deepEqual(await processed(earlier), []);
+      assert.equal((await communications(relaxed.id, trigger)).length, 1);
       // An account without ACTIVE campaigns gets no workflow at all, once its event is claimed.
       const idle = await newMerchant('Idle merchant');
       await createCampaign(idle).then((c) => patch(`/v1/campaigns/${c.id}/status`, { status: 'PAUSED' }, idle));
