@@ -10,3 +10,5 @@ export * from './enrollment';
 export * from './banking-transfer';
 export * from './report';
 export * from './dry-run';
+export * from './campaign';
+export * from './campaign-trigger';
