@@ -8,7 +8,7 @@
  * - declined event -> communication SENT (trigger poll, claim, event workflow, rules,
  *   delivery) vs a bare in-process poller with the same interval writing the same record.
  *
- * Run: npm test -- dist/test/bench/campaigns.js --grep "campaigns bench"
+ * Run: npm run bench:campaigns
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import { call, getStack, newMerchant } from '../support/stack';
+import { call, getStack, newMerchant, stopStack } from '../support/stack';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 60);
 const TRIGGER_ROUNDS = Number(process.env.BENCH_TRIGGER_ROUNDS || 25);
@@ -41,10 +41,9 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-describe('campaigns bench', function () {
-  this.timeout(600_000);
-
-  it('API: create and status change vs bare Koa routes with the same MongoDB calls', async () => {
+/** API: create and status change vs bare Koa routes with the same MongoDB calls. */
+async function apiLatency(): Promise<void> {
+  {
     const stack = await getStack();
     const merchant = await newMerchant('Bench merchant');
     const bare = stack.db.collection<{ _id: string; status: string; name: string; created_at: Date; updated_at: Date }>('bench_bare_campaigns');
@@ -95,9 +94,12 @@ describe('campaigns bench', function () {
     server.close();
     report('POST /v1/campaigns', creates, bareCreates);
     report('PATCH /v1/campaigns/{id}/status', patches, barePatches);
-  });
+  }
+}
 
-  it('trigger: declined event -> communication SENT vs a bare poller with the same interval', async () => {
+/** Trigger: declined event -> communication SENT vs a bare poller with the same interval. */
+async function triggerLatency(): Promise<void> {
+  {
     const stack = await getStack();
     const merchant = await newMerchant('Bench trigger merchant');
     const campaign = await call('/v1/campaigns', {
@@ -143,5 +145,16 @@ describe('campaigns bench', function () {
     }
     clearInterval(poller);
     report(`declined event -> communication (poll ${stack.config.campaignEventPollMs} ms)`, trigger, baseline);
-  });
-});
+  }
+}
+
+apiLatency()
+  .then(triggerLatency)
+  .then(stopStack)
+  .then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
