@@ -7,7 +7,7 @@ import { loadConfig } from '../activities/runtime/config';
 import { loadKeyring } from '../activities/runtime/keys';
 import { createLogger } from '../activities/runtime/logger';
 import { connectMongo, ensureIndexes } from '../activities/runtime/mongo';
-import { connectTemporalClient } from '../activities/runtime/temporal';
+import { connectTemporalClient, workflowStartInterceptors } from '../activities/runtime/temporal';
 import { createApp } from './app';
 import type { AppDeps } from './context';
 import { createMetrics } from './metrics';
@@ -26,8 +26,11 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
   const mongo = overrides.db ? undefined : await connectMongo(config.mongodbUri, config.mongodbDb);
   const db = overrides.db ?? mongo!.db;
   await ensureIndexes(db);
-  const temporal = overrides.temporal ?? (await connectTemporalClient(config, keyring));
-  const deps: AppDeps = { config, logger, keyring, db, temporal, metrics: overrides.metrics ?? createMetrics() };
+  const metrics = overrides.metrics ?? createMetrics();
+  const temporal =
+    overrides.temporal ??
+    (await connectTemporalClient(config, keyring, workflowStartInterceptors((type) => metrics.workflowStarts.inc({ workflow_type: type }))));
+  const deps: AppDeps = { config, logger, keyring, db, temporal, metrics };
   const { koa } = createApp(deps);
   const server = koa.listen(config.port, config.host);
   await once(server, 'listening');

@@ -71,7 +71,7 @@ async function main() {
       uiPort: TEMPORAL_UI_PORT,
       dataDir: DATA_DIR,
       logDir: LOG_DIR,
-      codecEndpoint: apiUrl,
+      codecEndpoint: `${apiUrl}/codec`,
     });
     children.push(temporal);
     env.TEMPORAL_ADDRESS = temporal.address;
@@ -95,10 +95,12 @@ async function main() {
     p.child = spawnLogged(process.execPath, [p.script], p.logFile, { env });
     children.push(p.child);
     p.child.once('exit', (code) => {
-      if (!stopping) {
+      // On Ctrl-C the terminal signals the children too; give our own handler a moment to run.
+      setTimeout(() => {
+        if (stopping) return;
         log(`${p.name} exited with code ${code}; last log lines:\n${tail(p.logFile)}`);
         stop(1);
-      }
+      }, 300);
     });
   }
   const api = processes.find((p) => p.name === 'api');

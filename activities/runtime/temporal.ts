@@ -4,7 +4,7 @@
  * TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_PROFILE / config file), so Temporal Cloud and
  * self-hosted clusters need no code change.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client, ClientInterceptors, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { Keyring } from '../../domain/crypto';
@@ -32,8 +32,34 @@ export function dataConverterFor(keyring: Keyring): DataConverter {
   return { payloadCodecs: [new EncryptionCodec(keyring)] };
 }
 
-export async function connectTemporalClient(config: Config, keyring: Keyring): Promise<Client> {
+export async function connectTemporalClient(config: Config, keyring: Keyring, interceptors?: ClientInterceptors): Promise<Client> {
   const { namespace, connectionOptions } = temporalConnectOptions(config);
   const connection = await Connection.connect({ ...connectionOptions, connectTimeout: '5s' } as Parameters<typeof Connection.connect>[0]);
-  return new Client({ connection, namespace, dataConverter: dataConverterFor(keyring) });
+  return new Client({ connection, namespace, dataConverter: dataConverterFor(keyring), interceptors });
+}
+
+/** Calls `onStart(workflowType)` for every workflow start the client makes, however it is made. */
+export function workflowStartInterceptors(onStart: (workflowType: string) => void): ClientInterceptors {
+  return {
+    workflow: [
+      {
+        async start(input, next) {
+          onStart(input.workflowType);
+          return next(input);
+        },
+        async startWithDetails(input, next) {
+          onStart(input.workflowType);
+          return next(input);
+        },
+        async signalWithStart(input, next) {
+          onStart(input.workflowType);
+          return next(input);
+        },
+        async startUpdateWithStart(input, next) {
+          onStart(input.workflowType);
+          return next(input);
+        },
+      },
+    ],
+  };
 }

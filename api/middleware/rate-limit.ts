@@ -45,7 +45,9 @@ export class RateLimiter {
       this.currentWindow = window;
       this.nextSlot.clear();
     }
-    let slot = this.nextSlot.get(subject) ?? 0;
+    // Slots are reserved locally before the insert, so concurrent requests of this process
+    // try distinct slots; only other processes' claims cause collisions.
+    let slot = this.reserve(subject, 0);
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS && slot < this.limits.points; attempt++) {
       try {
         await this.slots.insertOne({
@@ -54,16 +56,20 @@ export class RateLimiter {
           window,
           expires_at: new Date((window + 2) * windowMs),
         });
-        this.nextSlot.set(subject, slot + 1);
-        return { allowed: true, remaining: this.limits.points - slot - 1, retryAfterSeconds };
+        return { allowed: true, remaining: Math.max(0, this.limits.points - slot - 1), retryAfterSeconds };
       } catch (error) {
         if ((error as { code?: number }).code !== 11000) throw error;
-        const taken = await this.slots.countDocuments({ subject, window });
-        slot = Math.max(slot + 1, taken);
+        slot = this.reserve(subject, await this.slots.countDocuments({ subject, window }));
       }
     }
-    this.nextSlot.set(subject, Math.max(slot, this.limits.points));
     return { allowed: false, remaining: 0, retryAfterSeconds };
+  }
+
+  /** Takes the next slot number of this window, at least `atLeast`. */
+  private reserve(subject: string, atLeast: number): number {
+    const slot = Math.max(this.nextSlot.get(subject) ?? 0, atLeast);
+    this.nextSlot.set(subject, slot + 1);
+    return slot;
   }
 }
 

@@ -24,7 +24,6 @@ export function registerPingRoutes(routes: RouteTable, deps: AppDeps): void {
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
       const workflowId = `ping-${ctx.state.requestId}`;
-      deps.metrics.workflowStarts.inc({ workflow_type: 'pingWorkflow' });
       const result = await deps.temporal.workflow.execute('pingWorkflow', {
         taskQueue: deps.config.taskQueue,
         workflowId,
