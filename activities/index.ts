@@ -11,6 +11,7 @@ import { newId } from '../domain/credentials';
 import { createPaymentActivities } from './payments';
 import { createWebhookActivities } from './webhooks';
 import { createCustomerActivities } from './customers';
+import { createMoneyMovementActivities } from './money-movement';
 
 export interface ActivityDeps {
   config: Config;
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createWebhookActivities(deps),
     ...createCustomerActivities(deps),
+    ...createMoneyMovementActivities(deps),
 
     async recordPing(input: { organizationCode: string; message: string }): Promise<{ pingId: string; echoed: string }> {
       const pingId = newId();

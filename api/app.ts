@@ -17,6 +17,7 @@ import { registerCustomerRoutes } from './routers/customers';
 import { registerRoutingRoutes } from './routers/routing';
 import { registerWebhookRoutes } from './routers/webhooks';
 import { registerSystemRoutes } from './routers/system';
+import { registerRefundRoutes } from './routers/refunds';
 import { RouteTable } from './routes';
 
 export interface App {
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): App {
   registerCustomerRoutes(routes, deps);
   registerRoutingRoutes(routes, deps);
   registerWebhookRoutes(routes, deps);
+  registerRefundRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

@@ -7,3 +7,4 @@ export * from './housekeeping';
 export * from './payment';
 export * from './webhook-delivery';
 export * from './enrollment';
+export * from './unreferenced-refund';

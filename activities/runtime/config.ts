@@ -37,6 +37,13 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
+  /** Unreferenced refunds with fraud_screening.stand_alone: largest amount and credits per destination per 24 h. */
+  fraudMaxCreditAmount: number;
+  fraudMaxCreditsPerDestinationPerDay: number;
+  /** > 0: every subscription billing period (and retry interval unit) lasts this many seconds (sandbox/test clocks). */
+  subscriptionPeriodSeconds: number;
+  /** How long create calls of refunds, onboardings, transfers and subscriptions wait for their workflow's answer. */
+  lifecycleSyncWaitMs: number;
 }
 
 function intFrom(name: string, fallback: number): number {
@@ -82,5 +89,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: intFrom('WEBHOOK_RETRY_BASE_MS', 30_000),
     webhookMaxAttempts: Math.max(1, intFrom('WEBHOOK_MAX_ATTEMPTS', 8)),
     webhookTimeoutMs: intFrom('WEBHOOK_TIMEOUT_MS', 5_000),
+    fraudMaxCreditAmount: intFrom('FRAUD_MAX_CREDIT_AMOUNT', 10_000),
+    fraudMaxCreditsPerDestinationPerDay: intFrom('FRAUD_MAX_CREDITS_PER_DESTINATION_PER_DAY', 5),
+    subscriptionPeriodSeconds: intFrom('SUBSCRIPTION_PERIOD_SECONDS', 0),
+    lifecycleSyncWaitMs: intFrom('LIFECYCLE_SYNC_WAIT_MS', 5_000),
   };
 }

