@@ -43,6 +43,26 @@ async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+export interface OnboardAtProviderInput {
+  onboardingId: string;
+  connection: RoutedConnection;
+  existingRecipientId: string | null;
+  legalEntity: { type: string; name: string; country: string };
+  documentCategories: string[];
+  termsAccepted: boolean;
+  bank: Record<string, string | null> | null;
+}
+
+export interface OnboardAtProviderResult {
+  status: 'SUCCEEDED' | 'PENDING_REVIEW' | 'FAILED';
+  providerRecipientId: string | null;
+  requirements: Array<{ code: string; message: string }>;
+  legalEntity: Record<string, unknown> | null;
+  onboardingUrl: string | null;
+  redirectUrl: string | null;
+  reason: string | null;
+}
+
 export function createMoneyMovementActivities(deps: ActivityDeps) {
   const { db, keyring, config } = deps;
 
@@ -98,6 +118,32 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
       });
       if (recent >= config.fraudMaxCreditsPerDestinationPerDay) reasons.push('DESTINATION_VELOCITY');
       return { status: reasons.length ? 'REJECTED' : 'APPROVED', reasons };
+    },
+
+    /** Registers (or links) a recipient at the provider; the answer decides the onboarding status. */
+    async onboardAtProvider(input: OnboardAtProviderInput): Promise<OnboardAtProviderResult> {
+      const connector = moneyMovementConnectorFor(input.connection.providerId);
+      const result = await call(input.connection, connector.buildRecipientOnboarding(target(input.connection), {
+        idempotencyKey: `${input.onboardingId}:onboarding`,
+        reference: input.onboardingId,
+        existingRecipientId: input.existingRecipientId,
+        legalEntity: input.legalEntity,
+        documentCategories: input.documentCategories,
+        termsAccepted: input.termsAccepted,
+        bank: input.bank,
+      }));
+      if (result.category === 'PROVIDER_ERROR' || result.category === 'TIMEOUT') throw new Error(`provider error: ${result.responseMessage}`); // retried
+      const body = (result.rawResponse ?? {}) as Record<string, any>;
+      const providerStatus = String(body.status ?? '');
+      return {
+        status: result.category === 'APPROVED' ? (providerStatus === 'PENDING_REVIEW' ? 'PENDING_REVIEW' : 'SUCCEEDED') : 'FAILED',
+        providerRecipientId: typeof body.id === 'string' ? body.id : null,
+        requirements: Array.isArray(body.requirements) ? body.requirements : [],
+        legalEntity: body.legal_entity ?? null,
+        onboardingUrl: body.onboarding_url ?? null,
+        redirectUrl: body.redirect_url ?? null,
+        reason: result.category === 'APPROVED' ? null : result.responseMessage,
+      };
     },
   };
 }

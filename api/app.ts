@@ -18,6 +18,7 @@ import { registerRoutingRoutes } from './routers/routing';
 import { registerWebhookRoutes } from './routers/webhooks';
 import { registerSystemRoutes } from './routers/system';
 import { registerRefundRoutes } from './routers/refunds';
+import { registerRecipientRoutes } from './routers/recipients';
 import { RouteTable } from './routes';
 
 export interface App {
@@ -44,6 +45,7 @@ export function createApp(deps: AppDeps): App {
   registerRoutingRoutes(routes, deps);
   registerWebhookRoutes(routes, deps);
   registerRefundRoutes(routes, deps);
+  registerRecipientRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

@@ -8,3 +8,4 @@ export * from './payment';
 export * from './webhook-delivery';
 export * from './enrollment';
 export * from './unreferenced-refund';
+export * from './onboarding';

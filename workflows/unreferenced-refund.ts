@@ -7,7 +7,7 @@
  * No card or account data enters the history: the input names a vault card id, and bank /
  * wallet destinations are sealed under the refund's id.
  */
-import { condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ProviderResult } from '../activities/providers/connector';
 import type { RoutedConnection } from '../activities/repositories/routing';
@@ -125,5 +125,6 @@ export async function unreferencedRefundWorkflow(input: UnreferencedRefundInput)
   record = withRefundChanges(record, final, now());
   await save();
   await announce();
+  await condition(allHandlersFinished);
   return record;
 }

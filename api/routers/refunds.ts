@@ -8,20 +8,20 @@ import { findOwnedAccount } from '../../activities/repositories/merchants';
 import { findCustomer, customerPayerOf } from '../../activities/repositories/customers';
 import { sealDestination } from '../../activities/repositories/payout-destinations';
 import { findOwnedRecord } from '../../activities/repositories/records';
-import { listConnections, resolveRoute, RoutedConnection } from '../../activities/repositories/routing';
+import { resolveRoute } from '../../activities/repositories/routing';
 import { findVaultCard, summaryOf, vaultCard } from '../../activities/repositories/vault';
 import { keyedHash } from '../../domain/crypto';
 import { ApiError } from '../../domain/errors';
 import { supportsCredit } from '../../domain/money-movement/common';
 import { uuidFromKey } from '../../domain/money-movement/ids';
 import type { CardSummary } from '../../domain/payments/record';
-import { defaultSandboxConnections } from '../../domain/payments/routing';
 import {
   bankSummaryOf, creditMethodOf, creditRailOf, RefundPayerSummary, RefundRecord, renderRefund, UnreferencedRefund, UnreferencedRefundRequest, unreferencedRefundProblems,
 } from '../../domain/refunds/unreferenced';
 import { refundCreatedUpdate } from '../../workflows/unreferenced-refund';
 import type { AppContext, AppDeps } from '../context';
 import { startLifecycle } from '../lifecycle-start';
+import { pinnedConnections } from '../provider-connections';
 import type { RouteTable } from '../routes';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -33,15 +33,6 @@ export async function requireUuidV4Key(ctx: AppContext, next: Next): Promise<unk
     throw new ApiError('validation', 'X-Idempotency-Key must be a version 4 UUID', { fieldErrors: [{ field: 'X-Idempotency-Key', code: 'INVALID', message: 'X-Idempotency-Key must be a version 4 UUID' }] });
   }
   return next();
-}
-
-const toRouted = (c: { id: string; provider_id: string; merchant_id: string; name: string }): RoutedConnection => ({ connectionId: c.id, providerId: c.provider_id, merchantId: c.merchant_id, name: c.name });
-
-/** The account's connections of one provider (the default sandbox ones when none is configured). */
-export async function pinnedConnections(deps: AppDeps, accountId: string, providerId: string): Promise<RoutedConnection[]> {
-  const configured = (await listConnections(deps.db, accountId)).filter((c) => c.provider_id === providerId).map((c) => toRouted({ ...c, id: c._id }));
-  if (configured.length) return configured;
-  return defaultSandboxConnections(accountId).filter((c) => c.provider_id === providerId).map(toRouted);
 }
 
 export function registerRefundRoutes(routes: RouteTable, deps: AppDeps): void {
