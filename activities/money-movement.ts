@@ -17,7 +17,8 @@ import { RecordCollection, saveVersioned, VersionedRecord } from './repositories
 import type { RoutedConnection } from './repositories/routing';
 import { findVaultCard, openPan } from './repositories/vault';
 import { fullYear } from '../domain/payments/cards';
-import { compareAmounts } from '../domain/money';
+import { compareAmounts, toMinor } from '../domain/money';
+import { appendEntry, LedgerEntryKind } from './repositories/ledger';
 
 export const target = (c: RoutedConnection): ConnectionTarget => ({ connectionId: c.connectionId, providerId: c.providerId, merchantId: c.merchantId });
 
@@ -144,6 +145,25 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
         redirectUrl: body.redirect_url ?? null,
         reason: result.category === 'APPROVED' ? null : result.responseMessage,
       };
+    },
+
+    /** Appends one ledger operation (idempotent by operationKey); a debit below zero is refused. */
+    async moveBalance(input: { organizationCode: string; currency: string; operationKey: string; kind: LedgerEntryKind; amount: number; reference: string }): Promise<{ applied: boolean; balanceUnits: number }> {
+      const units = Number(toMinor(input.amount));
+      const result = await appendEntry(db, {
+        organizationCode: input.organizationCode, currency: input.currency, operationKey: input.operationKey, kind: input.kind, reference: input.reference,
+        amountUnits: input.kind === 'TRANSFER_DEBIT' ? -units : units,
+      });
+      return result.applied ? { applied: true, balanceUnits: result.entry.balance_units } : { applied: false, balanceUnits: result.balanceUnits };
+    },
+
+    async transferAtProvider(input: { transferId: string; connection: RoutedConnection; providerRecipientId: string; amount: number; currency: string; description: string }): Promise<ProviderResult> {
+      const connector = moneyMovementConnectorFor(input.connection.providerId);
+      const result = await call(input.connection, connector.buildTransfer(target(input.connection), {
+        idempotencyKey: `${input.transferId}:transfer`, reference: input.transferId, providerRecipientId: input.providerRecipientId, amount: input.amount, currency: input.currency, description: input.description,
+      }));
+      if (result.category === 'PROVIDER_ERROR' || result.category === 'TIMEOUT') throw new Error(`provider error: ${result.responseMessage}`); // retried with the same key
+      return result;
     },
   };
 }

@@ -19,6 +19,7 @@ import { registerWebhookRoutes } from './routers/webhooks';
 import { registerSystemRoutes } from './routers/system';
 import { registerRefundRoutes } from './routers/refunds';
 import { registerRecipientRoutes } from './routers/recipients';
+import { registerTransferRoutes } from './routers/transfers';
 import { RouteTable } from './routes';
 
 export interface App {
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps): App {
   registerWebhookRoutes(routes, deps);
   registerRefundRoutes(routes, deps);
   registerRecipientRoutes(routes, deps);
+  registerTransferRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

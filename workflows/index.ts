@@ -9,3 +9,4 @@ export * from './webhook-delivery';
 export * from './enrollment';
 export * from './unreferenced-refund';
 export * from './onboarding';
+export * from './split-transfer';

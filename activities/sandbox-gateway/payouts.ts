@@ -12,7 +12,8 @@
  * Outcomes: card credits follow the test cards (declining and 500 cards as for charges);
  * a bank account ending in 0002 and a wallet token starting with "decline" are declined;
  * a NEW recipient without an IDENTIFICATION_DOCUMENT is PENDING_REVIEW, one that did not
- * accept the terms is REJECTED; a transfer to an unknown recipient is declined (14).
+ * accept the terms is REJECTED; a transfer to an unknown recipient is declined (14), one of
+ * 66.66 (6666 minor units) is declined do-not-honor (05).
  */
 import { randomUUID } from 'node:crypto';
 import { ISO8583_MESSAGES } from '../../domain/payments/provider-codes';
@@ -86,9 +87,13 @@ export function createPayoutSimulator() {
     if (!Number.isInteger(body.amount) || body.amount <= 0) return { status: 400, body: { error: 'invalid_request', message: 'a positive integer amount is required', ...iso('12') } };
     const recipient = recipients.get(String(body.recipient ?? ''));
     const known = recipient && recipient.status === 'ACTIVE';
-    const record = { id: newId('tr'), merchant_id: merchantId, recipient: body.recipient, reference: String(body.reference ?? ''), amount: body.amount, currency: body.currency, status: known ? 'PAID' : 'DECLINED', created_at: new Date().toISOString() };
+    const record = { id: newId('tr'), merchant_id: merchantId, recipient: body.recipient, reference: String(body.reference ?? ''), amount: body.amount, currency: body.currency, status: (known ? 'PAID' : 'DECLINED') as string, created_at: new Date().toISOString() };
     transfers.push(record);
     if (!known) return { status: 422, body: { ...record, error: 'unknown_recipient', message: 'no active recipient with this id', ...iso('14') } };
+    if (body.amount === 6666) {
+      record.status = 'DECLINED';
+      return { status: 402, body: { ...record, error: 'declined', message: 'transfer declined by the receiving bank', ...iso('05') } };
+    }
     return { status: 201, body: { ...record, ...iso('00') } };
   }
 
