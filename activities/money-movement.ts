@@ -165,6 +165,25 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
       if (result.category === 'PROVIDER_ERROR' || result.category === 'TIMEOUT') throw new Error(`provider error: ${result.responseMessage}`); // retried with the same key
       return result;
     },
+
+    /**
+     * Follows a payment started by another workflow (a subscription charge) until its first
+     * outcome, from the payment read model. 3-D Secure counts as a decline: nobody is there
+     * to authenticate a merchant-initiated charge.
+     */
+    async awaitPaymentOutcome(input: { paymentId: string }): Promise<{ status: string; subStatus: string; networkTransactionId: string | null }> {
+      for (;;) {
+        const payment = await db.collection('payments').findOne({ _id: input.paymentId as never });
+        const settled = payment && payment.status !== 'READY_TO_PAY' && !(payment.status === 'PENDING' && payment.sub_status === 'PROCESSING');
+        if (settled) {
+          const transactions = (payment.transactions ?? []) as Array<{ provider_data?: { raw_response?: { network_transaction_id?: unknown } } }>;
+          const ntid = transactions[transactions.length - 1]?.provider_data?.raw_response?.network_transaction_id;
+          return { status: String(payment.status), subStatus: String(payment.sub_status), networkTransactionId: typeof ntid === 'string' ? ntid : null };
+        }
+        Context.current().heartbeat();
+        await Context.current().sleep(250); // throws when the activity is cancelled (e.g. worker shutdown)
+      }
+    },
   };
 }
 

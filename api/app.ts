@@ -20,6 +20,7 @@ import { registerSystemRoutes } from './routers/system';
 import { registerRefundRoutes } from './routers/refunds';
 import { registerRecipientRoutes } from './routers/recipients';
 import { registerTransferRoutes } from './routers/transfers';
+import { registerSubscriptionRoutes } from './routers/subscriptions';
 import { RouteTable } from './routes';
 
 export interface App {
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps): App {
   registerRefundRoutes(routes, deps);
   registerRecipientRoutes(routes, deps);
   registerTransferRoutes(routes, deps);
+  registerSubscriptionRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

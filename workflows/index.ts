@@ -10,3 +10,4 @@ export * from './enrollment';
 export * from './unreferenced-refund';
 export * from './onboarding';
 export * from './split-transfer';
+export * from './subscription';
