@@ -14,6 +14,7 @@ import {
   defineQuery,
   defineUpdate,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   uuid4,
@@ -40,7 +41,13 @@ import {
 import { isFinal, nextState, PaymentEvent, TransactionCategory, TransactionType } from '../domain/payments/states';
 import { startWebhookDelivery } from './webhook-delivery';
 
-const { savePayment, routePayment, releaseSecurityCode, recordDomainEvent, enrollPaymentMethod } = proxyActivities<Activities>({
+// Short MongoDB reads and writes run as local activities (no task-queue round trip per
+// write); they are idempotent like every activity, and recorded in history as markers.
+const { savePayment, routePayment, releaseSecurityCode, recordDomainEvent } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
+});
+const { enrollPaymentMethod } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
 });

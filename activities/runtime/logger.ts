@@ -21,12 +21,14 @@ const SENSITIVE_PATHS = [
   '*.access_token',
 ];
 
-export function createLogger(level = process.env.LOG_LEVEL || 'info', name = 'switchyard'): Logger {
-  return pino({
+/** `destination` defaults to stdout; tests pass a stream to inspect what would be logged. */
+export function createLogger(level = process.env.LOG_LEVEL || 'info', name = 'switchyard', destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
     redact: { paths: SENSITIVE_PATHS, censor: '[REDACTED]' },
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

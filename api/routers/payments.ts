@@ -3,7 +3,7 @@
  * and capture / cancel / refund (updates on the payment's workflow).
  */
 import { createHash } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import * as t from 'io-ts';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
@@ -52,24 +52,26 @@ function booleanQuery(ctx: AppContext, name: string): boolean {
   throw new ApiError('validation', `${name} must be true or false`, { fieldErrors: [{ field: name, code: 'INVALID', message: `${name} must be true or false` }] });
 }
 
-/** Starts the workflow with the firstOutcome update; answers within the sync wait or with the stored (pending) state. */
+/**
+ * Starts the payment's workflow (durable once this returns, with or without a running
+ * worker), then asks it for the first outcome through the firstOutcome update. If the
+ * provider is slower than PAYMENT_SYNC_WAIT_MS the answer is the stored state (PENDING):
+ * the workflow carries on and the outcome follows by webhook and GET.
+ */
 async function startPayment(deps: AppDeps, input: PaymentWorkflowInput): Promise<PaymentRecord> {
   const { paymentId, organizationCode, accountId, request } = input.payment;
-  const startWorkflowOperation = new WithStartWorkflowOperation('paymentWorkflow', {
+  deps.metrics.workflowStarts.inc({ workflow_type: 'paymentWorkflow' });
+  const handle = await deps.temporal.workflow.start('paymentWorkflow', {
     workflowId: paymentWorkflowId(paymentId),
     taskQueue: deps.config.taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
     searchAttributes: { ResourceType: ['payment'], AccountId: [accountId], OrganizationCode: [organizationCode], MerchantReference: [request.merchant_reference] },
   });
-  deps.metrics.workflowStarts.inc({ workflow_type: 'paymentWorkflow' });
-  const outcome = deps.temporal.workflow.executeUpdateWithStart(firstOutcomeUpdate, { startWorkflowOperation, updateId: 'first-outcome' });
+  const outcome = handle.executeUpdate(firstOutcomeUpdate, { updateId: 'first-outcome' });
   outcome.catch(() => undefined); // may be abandoned below; the workflow carries on regardless
-  const started = await Promise.race([startWorkflowOperation.workflowHandle().then(() => true), outcome.then(() => true), sleep(10_000).then(() => false)]);
-  if (!started) throw new ApiError('unavailable', 'the payment could not be started; retry with the same X-Idempotency-Key');
   const first = await Promise.race([outcome, sleep(deps.config.paymentSyncWaitMs).then(() => null)]).catch(() => null);
   if (first) return first;
-  // Slower than we wait: the payment is durable in its workflow; answer with what is stored.
   return (await findPayment(deps.db, organizationCode, paymentId)) ?? newPaymentRecord(input.payment);
 }
 

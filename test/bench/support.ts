@@ -1,0 +1,50 @@
+/**
+ * A small closed-loop load generator: `concurrency` callers, each sending its next request
+ * as soon as the previous one answered, for `durationMs` or `total` requests.
+ */
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  latencies: number[];
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export async function load(options: { concurrency: number; durationMs?: number; total?: number }, request: (i: number) => Promise<boolean>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let issued = 0;
+  const started = performance.now();
+  const more = () => (options.total !== undefined ? issued < options.total : performance.now() - started < options.durationMs!);
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (more()) {
+        const i = issued++;
+        const t0 = performance.now();
+        const ok = await request(i).catch(() => false);
+        latencies.push(performance.now() - t0);
+        if (!ok) errors++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), latencies };
+}
+
+export const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+/** Combines rounds of the same measurement into one result. */
+export function merge(rounds: LoadResult[]): LoadResult {
+  const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const seconds = rounds.reduce((sum, r) => sum + r.seconds, 0);
+  const errors = rounds.reduce((sum, r) => sum + r.errors, 0);
+  return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), latencies };
+}
