@@ -12,6 +12,9 @@ import { createPaymentActivities } from './payments';
 import { createWebhookActivities } from './webhooks';
 import { createCustomerActivities } from './customers';
 import { createMoneyMovementActivities } from './money-movement';
+import { createBankingActivities } from './banking';
+import { createReportActivities } from './reports';
+import { createDryRunActivities } from './dry-run';
 
 export interface ActivityDeps {
   config: Config;
@@ -26,6 +29,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createCustomerActivities(deps),
     ...createMoneyMovementActivities(deps),
+    ...createBankingActivities(deps),
+    ...createReportActivities(deps),
+    ...createDryRunActivities(deps),
 
     async recordPing(input: { organizationCode: string; message: string }): Promise<{ pingId: string; echoed: string }> {
       const pingId = newId();

@@ -5,17 +5,22 @@ import cors from '@koa/cors';
 import Koa from 'koa';
 import type { AppDeps, AppState } from './context';
 import { errorMiddleware } from './errors';
-import { authenticate, CredentialCache } from './middleware/auth';
+import { authenticate, BearerVerifier, CredentialCache } from './middleware/auth';
 import { jsonBody } from './middleware/body';
 import { idempotency, IdempotencyStore } from './middleware/idempotency';
 import { rateLimit, RateLimiter } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
+import { registerBankingRoutes } from './routers/banking';
 import { registerCodecRoutes } from './routers/codec';
+import { registerOrganizationRoutes } from './routers/organizations';
 import { registerPingRoutes } from './routers/pings';
 import { registerPaymentRoutes } from './routers/payments';
 import { registerCustomerRoutes } from './routers/customers';
 import { registerRoutingRoutes } from './routers/routing';
 import { registerWebhookRoutes } from './routers/webhooks';
+import { registerReportRoutes } from './routers/reports';
+import { registerSellerRoutes } from './routers/sellers';
+import { registerDryRunRoutes } from './routers/dry-run';
 import { registerSystemRoutes } from './routers/system';
 import { registerRefundRoutes } from './routers/refunds';
 import { registerRecipientRoutes } from './routers/recipients';
@@ -30,10 +35,11 @@ export interface App {
 
 export function createApp(deps: AppDeps): App {
   const credentials = new CredentialCache(deps.db);
+  const bearer = new BearerVerifier(deps.db, deps.keyring);
   const limiter = new RateLimiter(deps.db, deps.config.rateLimit);
   const idempotencyStore = new IdempotencyStore(deps.db);
   const routes = new RouteTable({
-    auth: (mode) => authenticate(credentials, mode),
+    auth: (mode) => authenticate(credentials, mode, bearer),
     rateLimit: rateLimit(limiter, deps.config.rateLimit),
     jsonBody: jsonBody(),
     idempotency: (options) => idempotency(idempotencyStore, options),
@@ -50,6 +56,11 @@ export function createApp(deps: AppDeps): App {
   registerRecipientRoutes(routes, deps);
   registerTransferRoutes(routes, deps);
   registerSubscriptionRoutes(routes, deps);
+  registerOrganizationRoutes(routes, deps);
+  registerSellerRoutes(routes, deps);
+  registerBankingRoutes(routes, deps);
+  registerReportRoutes(routes, deps);
+  registerDryRunRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

@@ -2,6 +2,12 @@
  * The /docs page: Swagger UI (served from the swagger-ui-dist package, no CDN) over
  * /v1/openapi.json, preceded by the tables the generated document cannot express well.
  */
+import { DRY_RUN_ERROR_CODES } from '../domain/dry-run/errors';
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 export function renderDocsPage(): string {
   return `<!doctype html>
 <html lang="en">
@@ -25,6 +31,12 @@ organization and replayed (header <code>Idempotent-Replayed: true</code>) for th
 a key whose first request is still running gets <code>400 REQUEST_IN_PROCESS</code>. Answers 400 and 5xx are not
 kept, so a corrected request may reuse the key. A different payload under a used key replays the first answer,
 except on the dry-run registration, which answers <code>409 TRAFFIC_LOG_IDEMPOTENCY_REPLAY</code>.</p>
+<h2 id="dry-run-errors">Dry-run error codes</h2>
+<p>Errors of <code>/v1/dry-run/*</code> have the body <code>{code, messages, httpCode}</code>. Each code, its status and what triggers it:</p>
+<table><thead><tr><th>code</th><th>status</th><th>trigger</th></tr></thead><tbody>
+${DRY_RUN_ERROR_CODES.map((e) => `<tr><td><code>${e.code}</code></td><td>${e.status}</td><td>${escapeHtml(e.trigger)}</td></tr>`).join('\n')}
+</tbody></table>
+<p>The dry-run dashboard is at <a href="/dashboard/dry-run">/dashboard/dry-run</a>.</p>
 <h2 id="rate-limits">Rate limits</h2>
 <p>Requests are counted per credential in fixed windows shared by all API instances; past the limit the answer is
 <code>429</code> with <code>Retry-After</code> (seconds), and every answer carries <code>X-RateLimit-Limit</code> and

@@ -116,7 +116,7 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
     }
     const errorRef = { $ref: `#/components/schemas/${AREA_SCHEMA_NAME[spec.area]}` };
     const errorStatuses = [
-      ...(spec.auth === 'pair' || spec.auth === 'either' ? [401] : []),
+      ...(spec.auth !== 'none' && spec.auth !== 'custom' ? [401] : []),
       ...(spec.unlimited ? [] : [429]),
       ...(spec.body ? [400, 413, 415] : []),
       500,
@@ -136,6 +136,8 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
         ? [{ PublicApiKey: [], PrivateSecretKey: [] }]
         : spec.auth === 'either'
           ? [{ PublicApiKey: [] }, { PrivateSecretKey: [] }]
+          : spec.auth === 'pair-or-bearer'
+            ? [{ PublicApiKey: [], PrivateSecretKey: [] }, { WhitelabelBearer: [] }]
           : spec.auth === 'custom'
             ? undefined
             : [];
@@ -149,6 +151,7 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
       ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: registry.schemaOf(spec.body) } } } } : {}),
       responses,
       ...(security ? { security } : {}),
+      ...(spec.deprecated ? { deprecated: true } : {}),
     };
   }
   const schemas: Record<string, unknown> = {
@@ -175,6 +178,15 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
       securitySchemes: {
         PublicApiKey: { type: 'apiKey', in: 'header', name: 'public-api-key' },
         PrivateSecretKey: { type: 'apiKey', in: 'header', name: 'private-secret-key' },
+        WhitelabelBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'Whitelabel embed token from POST /v1/organizations/authenticate, sent as `Authorization: Bearer <access_token>`. ' +
+            'Accepted instead of the key pair on read endpoints of the token\'s organization (those listing it under security); ' +
+            'valid for expires_in seconds, refused once the user is disabled.',
+        },
       },
       schemas,
     },

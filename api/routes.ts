@@ -9,7 +9,7 @@ import * as t from 'io-ts';
 import { decodeOrThrow } from '../domain/errors';
 import type { AppContext } from './context';
 import type { ErrorArea } from './errors';
-import type { AuthMode } from './middleware/auth';
+import { AUTH_MODES, type AuthMode } from './middleware/auth';
 import type { IdempotencyOptions } from './middleware/idempotency';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -50,6 +50,8 @@ export interface RouteSpec<B extends t.Any = t.Any> {
   responses: Record<number, ResponseDoc>;
   /** Do not rate limit (health, metrics, docs). */
   unlimited?: boolean;
+  /** Marked deprecated in the OpenAPI document (a successor version exists). */
+  deprecated?: boolean;
 }
 
 export type Handler<B extends t.Any> = (ctx: AppContext, body: t.TypeOf<B>) => Promise<void> | void;
@@ -78,7 +80,7 @@ export class RouteTable {
         return next();
       },
     ];
-    if (spec.auth === 'pair' || spec.auth === 'either') chain.push(this.middlewares.auth(spec.auth));
+    if (AUTH_MODES.includes(spec.auth)) chain.push(this.middlewares.auth(spec.auth as AuthMode));
     if (!spec.unlimited) chain.push(this.middlewares.rateLimit);
     chain.push(...extra);
     if (spec.method !== 'GET' && spec.method !== 'DELETE') chain.push(this.middlewares.jsonBody);

@@ -6,7 +6,16 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
-export type KeyPurpose = 'payload-codec' | 'vault' | 'fingerprint' | 'redaction' | 'webhook-secret' | 'field';
+export type KeyPurpose =
+  | 'payload-codec'
+  | 'vault'
+  | 'fingerprint'
+  | 'redaction'
+  | 'webhook-secret'
+  | 'field'
+  | 'whitelabel-token'
+  | 'report-link'
+  | 'bank-account';
 
 export interface Keyring {
   activeKeyId: string;
@@ -99,4 +108,13 @@ export function openString(keyring: Keyring, purpose: KeyPurpose, sealed: string
  */
 export function keyedHash(keyring: Keyring, purpose: KeyPurpose, data: string, scope = ''): string {
   return createHmac('sha256', subkey(masterKey(keyring, keyring.activeKeyId), purpose)).update(`${scope}\u0000${data}`).digest('hex');
+}
+
+/**
+ * A purpose's raw subkey under one master key (the active one by default), for primitives
+ * that need the key itself (e.g. HS256 token signing). The key id goes with it so a
+ * verifier can pick the same master key after rotation.
+ */
+export function purposeKey(keyring: Keyring, purpose: KeyPurpose, keyId = keyring.activeKeyId): { keyId: string; key: Buffer } {
+  return { keyId, key: subkey(masterKey(keyring, keyId), purpose) };
 }

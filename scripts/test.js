@@ -6,55 +6,30 @@
  * suite (unit + integration), then everything is stopped. Exits non-zero on any failure.
  * Extra arguments go to mocha (e.g. `npm test -- --grep idempotency`).
  */
-const { spawn } = require('node:child_process');
-const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { prepare, log, ROOT } = require('./lib/prepare');
-const { freePort, startFerretdb, startTemporal, stopAll } = require('./lib/infra');
+const { prepare, ensureChromium, log, ROOT } = require('./lib/prepare');
+const { withPrivateInfra, runNode } = require('./lib/infra');
 
 async function main() {
   const started = Date.now();
   const binaries = prepare();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-test-'));
-  const logDir = path.join(dataDir, 'logs');
-  const children = [];
-  let exitCode = 1;
-  const cleanup = async () => {
-    await stopAll(children);
-    if (exitCode === 0 || process.env.KEEP_TEST_DATA !== 'true') fs.rmSync(dataDir, { recursive: true, force: true });
-  };
-  process.once('SIGINT', () => cleanup().then(() => process.exit(130)));
-  try {
-    const [mongoPort, temporalPort] = [await freePort(), await freePort()];
-    log(`starting FerretDB on ${mongoPort} and Temporal on ${temporalPort} (data: ${dataDir})`);
-    const [ferret, temporal] = await Promise.all([
-      startFerretdb({ binary: binaries.ferretdb, port: mongoPort, dataDir, logDir }),
-      startTemporal({ binary: binaries.temporal, port: temporalPort, dataDir, logDir, headless: true }),
-    ]);
-    children.push(ferret, temporal);
-    log(`infrastructure up after ${((Date.now() - started) / 1000).toFixed(1)} s; running mocha`);
-    const env = {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATA_DIR: dataDir,
-      MONGODB_URI: ferret.uri,
-      MONGODB_DB: 'switchyard_test',
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: 'default',
-      FERRETDB_BIN: binaries.ferretdb,
-      LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
-      SWITCHYARD_TEST_LOG_DIR: logDir,
-    };
-    const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
-    const child = spawn(process.execPath, [mocha, '--config', path.join(ROOT, '.mocharc.json'), ...process.argv.slice(2)], { cwd: ROOT, env, stdio: 'inherit' });
-    exitCode = await new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : error);
-    exitCode = 1;
-  } finally {
-    await cleanup();
-  }
+  const chromium = ensureChromium(); // the dashboard test drives headless Chromium
+  const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
+  const exitCode = await withPrivateInfra(
+    { binaries, prefix: 'test', database: 'switchyard_test', keepDataOnFailure: process.env.KEEP_TEST_DATA === 'true' },
+    (env) => {
+      log(`infrastructure up after ${((Date.now() - started) / 1000).toFixed(1)} s; running mocha`);
+      return runNode([mocha, '--config', path.join(ROOT, '.mocharc.json'), ...process.argv.slice(2)], {
+        ...env,
+        NODE_ENV: 'test',
+        // Simulated bank rails settle in milliseconds instead of hours or days.
+        BANKING_SETTLEMENT_TIME_SCALE: process.env.BANKING_SETTLEMENT_TIME_SCALE || '0.00001',
+        // Small enough for a test to reach the TOO_MANY_ROWS failure of a report.
+        REPORT_MAX_ROWS: process.env.REPORT_MAX_ROWS || '200',
+        ...(chromium ? { CHROMIUM_PATH: chromium } : {}),
+      });
+    },
+  );
   log(`tests finished in ${((Date.now() - started) / 1000).toFixed(1)} s with exit code ${exitCode}`);
   process.exit(exitCode);
 }

@@ -11,3 +11,6 @@ export * from './unreferenced-refund';
 export * from './onboarding';
 export * from './split-transfer';
 export * from './subscription';
+export * from './banking-transfer';
+export * from './report';
+export * from './dry-run';

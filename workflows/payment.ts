@@ -1,8 +1,8 @@
 /**
  * The payment lifecycle. Its history is the audit log: routing, every provider attempt,
  * the outcome, and later capture / cancel / refund (updates, each adding a transaction).
- * The API starts it with the `firstOutcome` update (update-with-start) and answers with
- * the first outcome, or PENDING when the provider is slower than the API waits.
+ * The API starts it, then waits on the `firstOutcome` update and answers with the first
+ * outcome, or PENDING when the provider is slower than the API waits.
  *
  * Card data never enters the history: the input names a vault card id; the attempt
  * activity opens the vault itself.

@@ -31,6 +31,8 @@ export interface CredentialDoc {
 export interface Principal {
   organizationCode: string;
   credentialId: string;
+  /** Set when the request presented a whitelabel embed token instead of the key pair. */
+  whitelabelUserId?: string;
 }
 
 export async function createMerchant(db: Db, name: string): Promise<IssuedCredentials> {

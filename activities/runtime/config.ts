@@ -44,6 +44,29 @@ export interface Config {
   subscriptionPeriodSeconds: number;
   /** How long create calls of refunds, onboardings, transfers and subscriptions wait for their workflow's answer. */
   lifecycleSyncWaitMs: number;
+  /** Lifetime of whitelabel embed tokens (POST /v1/organizations/authenticate). */
+  whitelabelTokenTtlSeconds: number;
+  /** Lifetime of signed report download links. */
+  reportLinkTtlSeconds: number;
+  /** A report with more rows than this fails (TOO_MANY_ROWS) instead of growing without bound. */
+  reportMaxRows: number;
+  /** Multiplies the simulated bank rails' settlement delays (1 = realistic; tests use a tiny factor). */
+  bankingSettlementTimeScale: number;
+  dryRun: DryRunConfig;
+}
+
+export interface DryRunConfig {
+  /** Provider catalogue: the provider_id values a registration may name. */
+  providers: string[];
+  /** A leg waiting for its partner this long becomes UNMATCHED. */
+  pairingTimeoutSeconds: number;
+  /** After validation the pairing workflow keeps accepting late events this long. */
+  settleSeconds: number;
+  /** Registrations whose encoded events exceed this many characters are decoded off the event loop. */
+  inlineIngestMaxChars: number;
+  ingestThreads: number;
+  /** Optional JSON file with extra mapping profiles (an array of profiles). */
+  profilesFile: string;
 }
 
 function intFrom(name: string, fallback: number): number {
@@ -51,6 +74,14 @@ function intFrom(name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function ratioFrom(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
   return value;
 }
 
@@ -93,5 +124,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fraudMaxCreditsPerDestinationPerDay: intFrom('FRAUD_MAX_CREDITS_PER_DESTINATION_PER_DAY', 5),
     subscriptionPeriodSeconds: intFrom('SUBSCRIPTION_PERIOD_SECONDS', 0),
     lifecycleSyncWaitMs: intFrom('LIFECYCLE_SYNC_WAIT_MS', 5_000),
+    whitelabelTokenTtlSeconds: Math.max(1, intFrom('WHITELABEL_TOKEN_TTL_SECONDS', 86_400)),
+    reportLinkTtlSeconds: Math.max(1, intFrom('REPORT_LINK_TTL_SECONDS', 900)),
+    reportMaxRows: Math.max(1, intFrom('REPORT_MAX_ROWS', 1_000_000)),
+    bankingSettlementTimeScale: ratioFrom('BANKING_SETTLEMENT_TIME_SCALE', 1),
+    dryRun: {
+      providers: (env.DRY_RUN_PROVIDERS || 'SANDBOX,GENERIC').split(',').map((s) => s.trim()).filter(Boolean),
+      pairingTimeoutSeconds: Math.max(1, intFrom('DRY_RUN_PAIRING_TIMEOUT_SECONDS', 86_400)),
+      settleSeconds: Math.max(1, intFrom('DRY_RUN_SETTLE_SECONDS', 86_400)),
+      inlineIngestMaxChars: intFrom('DRY_RUN_INLINE_INGEST_CHARS', 256 * 1024),
+      ingestThreads: Math.max(1, intFrom('DRY_RUN_INGEST_THREADS', 2)),
+      profilesFile: env.DRY_RUN_PROFILES_FILE || '',
+    },
   };
 }

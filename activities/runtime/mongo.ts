@@ -61,10 +61,28 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { organization_code: 1, currency: 1, sequence: -1 }, name: 'by_ledger' },
   ],
   subscriptions: [{ key: { organization_code: 1, account_id: 1 }, name: 'by_account' }],
+  whitelabel_users: [{ key: { organization_code: 1, email: 1 }, unique: true, name: 'organization_email_unique' }],
+  whitelabel_tokens: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  account_groups: [
+    { key: { organization_code: 1, name: 1 }, unique: true, name: 'organization_name_unique' },
+    { key: { organization_code: 1, created_at: -1 }, name: 'by_organization_newest' },
+  ],
+  banking_accounts: [{ key: { organization_code: 1, account_id: 1 }, name: 'by_organization_account' }],
+  banking_transfers: [{ key: { organization_code: 1, account_id: 1 }, name: 'by_organization_account' }],
+  banking_transfer_events: [{ key: { transfer_id: 1, created_at: 1 }, name: 'by_transfer' }],
+  reports: [{ key: { organization_code: 1 }, name: 'by_organization' }],
+  sellers: [{ key: { organization_code: 1, merchant_seller_id: 1 }, unique: true, name: 'organization_merchant_seller_id_unique' }],
+  dry_run_registrations: [
+    // merchant_reference is unique per account: the insert is the atomic check.
+    { key: { account_id: 1, merchant_reference: 1 }, unique: true, name: 'account_reference_unique' },
+    { key: { organization_code: 1, created_at: -1, _id: -1 }, name: 'by_organization_time' },
+  ],
+  dry_run_event_batches: [{ key: { registration_id: 1, created_at: 1 }, name: 'by_registration' }],
+  dry_run_payments: [{ key: { account_id: 1, merchant_reference: 1, created_at: -1 }, name: 'by_account_reference' }],
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
-export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'vault_security_codes', 'card_tokens', 'card_token_uses'];
+export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'vault_security_codes', 'card_tokens', 'card_token_uses', 'whitelabel_tokens'];
 
 /**
  * Creates the indexes that do not exist yet. Existing ones are skipped by name because

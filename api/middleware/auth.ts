@@ -2,16 +2,29 @@
  * Merchant authentication by credential pair. Header names are case-insensitive (Koa
  * lower-cases them) and both spellings of the spec work: public-api-key / X-Public-Api-Key,
  * private-secret-key / X-Private-Secret-Key.
+ *
+ * Read endpoints of an organization may also accept a whitelabel embed token (mode
+ * 'pair-or-bearer'): `Authorization: Bearer <access_token>` from POST
+ * /v1/organizations/authenticate acts as the token's organization, read-only.
  */
 import type { Next } from 'koa';
 import type { Db } from 'mongodb';
 import { CredentialDoc, findCredentialByPublicKey, findCredentialBySecretHash } from '../../activities/repositories/merchants';
 import { hashSecret, secretMatches } from '../../domain/credentials';
+import { whitelabelTokens, whitelabelUsers } from '../../activities/repositories/organizations';
+import type { Keyring } from '../../domain/crypto';
 import { ApiError } from '../../domain/errors';
+import { verifyWhitelabelToken } from '../../domain/whitelabel';
+import type { Principal } from '../../activities/repositories/merchants';
 import type { AppContext } from '../context';
 
-/** `pair`: both keys required; `either`: one of the two is enough (dry-run registration). */
-export type AuthMode = 'pair' | 'either';
+/**
+ * `pair`: both keys required; `either`: one of the two is enough (dry-run registration);
+ * `pair-or-bearer`: both keys, or a whitelabel embed token as `Authorization: Bearer`.
+ */
+export type AuthMode = 'pair' | 'either' | 'pair-or-bearer';
+
+export const AUTH_MODES: readonly string[] = ['pair', 'either', 'pair-or-bearer'];
 
 const CACHE_TTL_MS = 30_000;
 const CACHE_MAX = 10_000;
@@ -51,13 +64,50 @@ export function readCredentialHeaders(ctx: AppContext): { publicKey?: string; se
   return { publicKey, secret };
 }
 
-export function authenticate(cache: CredentialCache, mode: AuthMode) {
+/**
+ * Verifies a whitelabel embed token: signature, expiry, then that its jti was issued and
+ * not revoked and that the user is still active (so disabling a user cuts its tokens).
+ */
+export class BearerVerifier {
+  constructor(private readonly db: Db, private readonly keyring: Keyring) {}
+
+  async principalOf(token: string): Promise<Principal> {
+    const check = await verifyWhitelabelToken(this.keyring, token);
+    if (!check.ok) {
+      throw new ApiError('invalid_credentials', check.reason === 'expired' ? 'the bearer token has expired' : 'the bearer token is not valid');
+    }
+    const { sub, org, jti } = check.claims;
+    const [issued, user] = await Promise.all([
+      whitelabelTokens(this.db).findOne({ _id: jti, user_id: sub, organization_code: org }),
+      whitelabelUsers(this.db).findOne({ _id: sub, organization_code: org }),
+    ]);
+    if (!issued || issued.revoked_at || !user || user.status !== 'ACTIVE') {
+      throw new ApiError('invalid_credentials', 'the bearer token is not valid');
+    }
+    return { organizationCode: org, credentialId: `whitelabel:${sub}`, whitelabelUserId: sub };
+  }
+}
+
+function bearerToken(ctx: AppContext): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
+  return match?.[1];
+}
+
+export function authenticate(cache: CredentialCache, mode: AuthMode, bearer?: BearerVerifier) {
   return async (ctx: AppContext, next: Next) => {
     const { publicKey, secret } = readCredentialHeaders(ctx);
-    if (mode === 'pair' ? !publicKey || !secret : !publicKey && !secret) {
+    if (mode === 'pair-or-bearer' && bearer && !publicKey && !secret) {
+      const token = bearerToken(ctx);
+      if (!token) {
+        throw new ApiError('unauthenticated', 'send the public API key and private secret key headers, or Authorization: Bearer <whitelabel access token>');
+      }
+      ctx.state.principal = await bearer.principalOf(token);
+      return next();
+    }
+    if (mode !== 'either' ? !publicKey || !secret : !publicKey && !secret) {
       throw new ApiError(
         'unauthenticated',
-        mode === 'pair'
+        mode !== 'either'
           ? 'both the public API key and the private secret key headers are required'
           : 'the public API key or the private secret key header is required',
       );

@@ -22,6 +22,7 @@ import type { PaymentWorkflowInput, OperationRequest } from '../../workflows/pay
 import { cancelUpdate, captureUpdate, firstOutcomeUpdate, INVALID_AMOUNT, INVALID_TRANSITION, refundUpdate } from '../../workflows/payment';
 import type { AppContext, AppDeps } from '../context';
 import type { RouteTable } from '../routes';
+import { DRY_RUN_HEADER, handleDryRunPayment, isDryRunRequest } from './dry-run';
 
 const PAYMENT_ID_PARAM = { name: 'payment_id', description: 'id of the payment', schema: { type: 'string', format: 'uuid' } };
 const IDEMPOTENCY = { required: false, format: 'uuid', onDifferentPayload: 'replay' } as const;
@@ -60,7 +61,6 @@ function booleanQuery(ctx: AppContext, name: string): boolean {
  */
 async function startPayment(deps: AppDeps, input: PaymentWorkflowInput): Promise<PaymentRecord> {
   const { paymentId, organizationCode, accountId, request } = input.payment;
-  deps.metrics.workflowStarts.inc({ workflow_type: 'paymentWorkflow' });
   const handle = await deps.temporal.workflow.start('paymentWorkflow', {
     workflowId: paymentWorkflowId(paymentId),
     taskQueue: deps.config.taskQueue,
@@ -115,13 +115,15 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
         'capture=false authorizes only (capture later). X-Idempotency-Key (UUID): the same key within 24 h returns the first answer; a concurrent duplicate gets 400 REQUEST_IN_PROCESS. ' +
         `${PAYMENT_STATES_DOC} ${TEST_CARDS_DOC}`,
       idempotency: IDEMPOTENCY,
+      headers: [DRY_RUN_HEADER],
       body: PaymentCreateRequest,
-      responses: { 201: { description: 'The payment with its first outcome (or PENDING)', body: Payment }, 404: { description: 'account_id, customer_payer.id, token or vaulted_token unknown for this organization' } },
+      responses: { 201: { description: 'The payment with its first outcome (or PENDING); with Dry-run: true the stored dry-run payment (dry_run: true)', body: Payment }, 404: { description: 'account_id, customer_payer.id, token or vaulted_token unknown for this organization' } },
     },
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
       const problems = paymentCreateProblems(body);
       if (problems.length) throw new ApiError('validation', problems.map((p) => p.message), { fieldErrors: problems });
+      if (isDryRunRequest(ctx)) return handleDryRunPayment(ctx, deps, body);
       const request = normalizePaymentCreate(body);
       const account = await findOwnedAccount(deps.db, organizationCode, request.account_id);
       if (!account) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });

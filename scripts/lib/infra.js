@@ -96,6 +96,7 @@ async function startTemporal({ binary, port, uiPort, dataDir, logDir, codecEndpo
     '--ip', '127.0.0.1',
     '--port', String(port),
     '--log-level', 'warn',
+    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
   ];
   if (headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort), '--ui-disable-news-fetch');
@@ -121,3 +122,57 @@ async function stopAll(children, graceMs = 10_000) {
 }
 
 module.exports = { freePort, portOpen, waitForPort, startFerretdb, startTemporal, stopAll, spawnLogged, tail, SEARCH_ATTRIBUTES, log };
+
+/**
+ * Runs `body(env)` against a private Temporal dev server and FerretDB on free ports with a
+ * throw-away data directory (npm test, benchmarks), then stops both and removes the data
+ * unless `keepDataOnFailure` and the body failed. Resolves to the body's exit code.
+ */
+async function withPrivateInfra({ binaries, prefix, database, keepDataOnFailure = false }, body) {
+  const os = require('node:os');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `switchyard-${prefix}-`));
+  const logDir = path.join(dataDir, 'logs');
+  const children = [];
+  let exitCode = 1;
+  const cleanup = async () => {
+    await stopAll(children);
+    if (exitCode === 0 || !keepDataOnFailure) fs.rmSync(dataDir, { recursive: true, force: true });
+    else log(`kept ${dataDir} for inspection`);
+  };
+  process.once('SIGINT', () => cleanup().then(() => process.exit(130)));
+  try {
+    const [mongoPort, temporalPort] = [await freePort(), await freePort()];
+    const [ferret, temporal] = await Promise.all([
+      startFerretdb({ binary: binaries.ferretdb, port: mongoPort, dataDir, logDir }),
+      startTemporal({ binary: binaries.temporal, port: temporalPort, dataDir, logDir, headless: true }),
+    ]);
+    children.push(ferret, temporal);
+    log(`FerretDB on ${mongoPort}, Temporal on ${temporalPort} (data: ${dataDir})`);
+    exitCode = await body({
+      ...process.env,
+      DATA_DIR: dataDir,
+      MONGODB_URI: ferret.uri,
+      MONGODB_DB: database,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_NAMESPACE: 'default',
+      FERRETDB_BIN: binaries.ferretdb,
+      LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
+      SWITCHYARD_TEST_LOG_DIR: logDir,
+    });
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+  return exitCode;
+}
+
+/** Runs a Node script as a child with `env`, inheriting stdio; resolves to its exit code. */
+function runNode(args, env) {
+  const child = spawn(process.execPath, args, { env, stdio: 'inherit' });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
+module.exports.withPrivateInfra = withPrivateInfra;
+module.exports.runNode = runNode;

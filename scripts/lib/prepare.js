@@ -169,6 +169,29 @@ function ensureBuild() {
   if (result.status !== 0) throw new Error('TypeScript build failed; see the errors above');
 }
 
+/**
+ * Debian's Chromium for the dashboard's browser tests (driven by playwright-core). Installed
+ * with apt-get when missing and we may (root); otherwise the browser tests are skipped.
+ */
+function ensureChromium() {
+  const binary = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (fs.existsSync(binary)) return binary;
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!root || !which('apt-get')) {
+    log(`chromium not found at ${binary} and apt-get is not usable; browser tests will be skipped`);
+    return null;
+  }
+  log('installing chromium with apt-get (browser tests)...');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const update = spawnSync('apt-get', ['update'], { stdio: ['ignore', 2, 2], env });
+  const install = update.status === 0 && spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: ['ignore', 2, 2], env });
+  if (!install || install.status !== 0 || !fs.existsSync(binary)) {
+    log('chromium could not be installed; browser tests will be skipped');
+    return null;
+  }
+  return binary;
+}
+
 /** Everything a command needs before it runs; binaries only for the embedded components wanted. */
 function prepare(wanted = {}) {
   ensureDependencies();
@@ -177,4 +200,4 @@ function prepare(wanted = {}) {
   return binaries;
 }
 
-module.exports = { ROOT, log, cacheDir, prepare, ensureDependencies, ensureBinaries, ensureBuild, which };
+module.exports = { ROOT, log, cacheDir, prepare, ensureDependencies, ensureBinaries, ensureBuild, ensureChromium, which };

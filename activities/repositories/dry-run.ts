@@ -1,0 +1,110 @@
+/**
+ * Dry-run storage. A registration document is inserted by the API (the creation of the
+ * resource; its redacted events are in it); every later change (late events merged,
+ * PAIRED, VALIDATED, UNMATCHED, the report) is written by the pairing workflow's
+ * activities. Late events and dry-run payments are their own inserted documents, picked up
+ * by the workflow. Nothing here holds a PAN, CVV or credential: only redacted forms.
+ */
+import { createHash } from 'node:crypto';
+import type { Db } from 'mongodb';
+import type { RegistrationStatus, Verdict } from '../../domain/dry-run/codecs';
+import type { StoredEvent } from '../../domain/dry-run/decode';
+import type { ValidationReport } from '../../domain/dry-run/pipeline';
+
+export interface StoredReport extends ValidationReport {
+  version: number;
+  generated_at: Date;
+  duration_ms: number;
+  /** What was graded, so a re-run on unchanged input is skipped. */
+  input_fingerprint: string;
+  service_source: 'dry_run_payment' | 'payment';
+}
+
+export interface RegistrationDoc {
+  _id: string; // 21-char nano id
+  organization_code: string;
+  account_id: string;
+  merchant_reference: string;
+  payment_id: string | null;
+  provider_id: string | null;
+  payment_method_type: string | null;
+  operation_type: string | null;
+  status: RegistrationStatus;
+  events: StoredEvent[];
+  batch_ids: string[];
+  request_hash: string;
+  workflow_id: string;
+  dry_run_payment_id: string | null;
+  paired_at: Date | null;
+  validated_at: Date | null;
+  unmatched_at: Date | null;
+  verdict: Verdict | null;
+  score: number | null;
+  report: StoredReport | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface EventBatchDoc {
+  _id: string;
+  registration_id: string;
+  organization_code: string;
+  account_id: string;
+  events: StoredEvent[];
+  event_count: number;
+  created_at: Date;
+}
+
+export interface DryRunPaymentDoc {
+  _id: string; // payment-shaped id (UUID)
+  organization_code: string;
+  account_id: string;
+  merchant_reference: string;
+  /** The payment request, redacted. */
+  request: Record<string, unknown>;
+  workflow_id: string;
+  pairing_status: 'WAITING_FOR_PROVIDER_EVENTS' | 'PAIRED' | 'UNMATCHED';
+  registration_id: string | null;
+  created_at: Date;
+}
+
+/**
+ * One document per (account, merchant_reference), _id derived from both: inserting it is
+ * the atomic uniqueness check, and it finds the registration by _id. (FerretDB's SQLite
+ * backend answers queries on other fields by scanning, which large registrations make slow.)
+ */
+export interface ReferenceClaimDoc {
+  _id: string;
+  registration_id: string;
+  organization_code: string;
+  created_at: Date;
+}
+
+export const referenceClaims = (db: Db) => db.collection<ReferenceClaimDoc>('dry_run_references');
+
+export function referenceKey(accountId: string, merchantReference: string): string {
+  return createHash('sha256').update(`${accountId}\u0000${merchantReference}`).digest('hex');
+}
+
+/** The registration of (account, merchant_reference), found through its claim. */
+export async function registrationByReference(db: Db, accountId: string, merchantReference: string): Promise<RegistrationDoc | null> {
+  const claim = await referenceClaims(db).findOne({ _id: referenceKey(accountId, merchantReference) });
+  return claim ? registrations(db).findOne({ _id: claim.registration_id }) : null;
+}
+
+export const registrations = (db: Db) => db.collection<RegistrationDoc>('dry_run_registrations');
+export const eventBatches = (db: Db) => db.collection<EventBatchDoc>('dry_run_event_batches');
+export const dryRunPayments = (db: Db) => db.collection<DryRunPaymentDoc>('dry_run_payments');
+
+/** Deterministic: both legs of one (account, merchant_reference) reach the same workflow. */
+export function pairingWorkflowId(accountId: string, merchantReference: string): string {
+  return `dry-run:${accountId}:${merchantReference}`;
+}
+
+export function findRegistration(db: Db, organizationCode: string, id: string) {
+  return registrations(db).findOne({ _id: id, organization_code: organizationCode });
+}
+
+export function latestDryRunPayment(db: Db, accountId: string, merchantReference: string) {
+  return dryRunPayments(db).find({ account_id: accountId, merchant_reference: merchantReference }).sort({ created_at: -1, _id: -1 }).limit(1).next();
+}

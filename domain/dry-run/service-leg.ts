@@ -1,0 +1,97 @@
+/**
+ * The service side of a dry run: the payment request sent with `Dry-run: true` (validated
+ * with the payment codec, then redacted), its payment-shaped answer, and, when a
+ * registration names a real payment_id, a service view rebuilt from that payment.
+ */
+import * as t from 'io-ts';
+import { enumOf } from '../codecs/common';
+import { brandOf } from '../payments/cards';
+import { isInlineCard, normalizePaymentCreate, Payment, PaymentCreateRequest } from '../payments/codecs';
+import { CustomerPayerRecord, newPaymentRecord, PaymentRecord, renderPayment, sanitizePaymentRequest } from '../payments/record';
+
+/** The answer to POST /v1/payments with Dry-run: true: a Payment that says it is a dry run. */
+export const DryRunPayment = t.intersection(
+  [
+    Payment,
+    t.type({
+      dry_run: t.literal(true),
+      dry_run_pairing: t.type({
+        merchant_reference: t.string,
+        status: enumOf('DryRunPairingStatus', ['WAITING_FOR_PROVIDER_EVENTS', 'PAIRED'] as const),
+        registration_id: t.union([t.string, t.null]),
+      }),
+    }),
+  ],
+  'DryRunPayment',
+);
+export type DryRunPayment = t.TypeOf<typeof DryRunPayment>;
+
+/** The merchant reference both legs pair on (payment creation defaults it to merchant_order_id). */
+export function pairingReference(request: PaymentCreateRequest): string {
+  return request.merchant_reference ?? request.merchant_order_id;
+}
+
+function customerOf(request: PaymentCreateRequest): CustomerPayerRecord | null {
+  const c = request.customer_payer;
+  if (!c) return null;
+  return {
+    id: c.id ?? null, merchant_customer_id: c.merchant_customer_id ?? null, first_name: c.first_name ?? null, last_name: c.last_name ?? null,
+    gender: c.gender ?? null, date_of_birth: c.date_of_birth ?? null, email: c.email ?? null, nationality: c.nationality ?? null,
+    ip_address: c.ip_address ?? null, device_fingerprint: c.device_fingerprint ?? null, browser_info: (c.browser_info as Record<string, unknown>) ?? null,
+    document: c.document ? { document_type: c.document.document_type, document_number: c.document.document_number } : null,
+    phone: c.phone ? { number: c.phone.number, country_code: c.phone.country_code ?? null } : null,
+    billing_address: (c.billing_address as Record<string, string | null>) ?? null, shipping_address: (c.shipping_address as Record<string, string | null>) ?? null,
+  };
+}
+
+export function renderDryRunPayment(input: {
+  paymentId: string; organizationCode: string; accountId: string; createdAt: string; request: PaymentCreateRequest;
+  cardFingerprint: string | null; registrationId: string | null;
+}): DryRunPayment {
+  const normalized = normalizePaymentCreate(input.request);
+  const card = normalized.payment_method.detail?.card;
+  const record = newPaymentRecord({
+    paymentId: input.paymentId, organizationCode: input.organizationCode, accountId: input.accountId, createdAt: input.createdAt,
+    request: sanitizePaymentRequest(normalized),
+    card: isInlineCard(card)
+      ? { holder_name: card.holder_name, iin: card.number.slice(0, card.number.length >= 16 ? 8 : 6), lfd: card.number.slice(-4), brand: card.brand ?? brandOf(card.number), type: card.type ?? null, expiration_month: card.expiration_month, expiration_year: card.expiration_year, number_length: card.number.length, fingerprint: input.cardFingerprint ?? '' }
+      : null,
+    customer: customerOf(input.request),
+    vaultedToken: input.request.payment_method.vaulted_token ?? null,
+  });
+  return {
+    ...renderPayment(record),
+    dry_run: true,
+    dry_run_pairing: {
+      merchant_reference: normalized.merchant_reference,
+      status: input.registrationId ? 'PAIRED' : 'WAITING_FOR_PROVIDER_EVENTS',
+      registration_id: input.registrationId,
+    },
+  };
+}
+
+/** Hash part of a PAN placeholder when only IIN and last 4 are known (compared by digits). */
+const UNKNOWN_PAN_HASH = '000000000000';
+
+/**
+ * A real payment (registration with payment_id) seen as the service request the pipeline
+ * grades: the stored record has no PAN, so the card is IIN + last 4.
+ */
+export function serviceViewOfPayment(record: PaymentRecord): Record<string, unknown> {
+  const card = record.payment_method.card;
+  return {
+    account_id: record.account_id,
+    merchant_order_id: record.merchant_order_id,
+    merchant_reference: record.merchant_reference,
+    description: record.description,
+    country: record.country,
+    amount: { currency: record.amount.currency, value: record.amount.value },
+    capture: record.capture,
+    payment_method: {
+      type: record.payment_method.type,
+      ...(card ? { detail: { card: { number: `[PAN:${card.iin.slice(0, 6)}${'*'.repeat(Math.max(0, card.number_length - 10))}${card.lfd}:${UNKNOWN_PAN_HASH}]`, installments: card.installments ?? undefined, holder_name: card.holder_name } } } : {}),
+    },
+    customer_payer: record.customer_payer,
+    metadata: record.metadata,
+  };
+}
