@@ -12,7 +12,7 @@ import { resolveRoute } from '../../activities/repositories/routing';
 import { findVaultCard, summaryOf, vaultCard } from '../../activities/repositories/vault';
 import { keyedHash } from '../../domain/crypto';
 import { ApiError } from '../../domain/errors';
-import { supportsCredit } from '../../domain/money-movement/common';
+import { bankRailOf, supportsCredit } from '../../domain/money-movement/common';
 import { uuidFromKey } from '../../domain/money-movement/ids';
 import type { CardSummary } from '../../domain/payments/record';
 import {
@@ -93,7 +93,7 @@ export function registerRefundRoutes(routes: RouteTable, deps: AppDeps): void {
         ? await pinnedConnections(deps, account._id, pinned)
         : (await resolveRoute(deps.db, account._id, {
             country: body.country,
-            paymentMethodType: kind === 'CARD' ? 'CARD' : kind === 'WALLET' ? 'WALLET' : detail.bank_transfer?.account_type === 'CHECKING' && body.country === 'US' ? 'ACH' : 'BANK_TRANSFER',
+            paymentMethodType: kind === 'CARD' ? 'CARD' : kind === 'WALLET' ? 'WALLET' : bankRailOf(body.country, detail.bank_transfer!.account_type) === 'ACH' ? 'ACH' : 'BANK_TRANSFER',
             currency: body.amount.currency,
             amount: body.amount.value,
             cardBrand: card?.brand ?? null,

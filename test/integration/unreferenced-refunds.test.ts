@@ -89,6 +89,7 @@ describe('unreferenced refunds', function () {
 
     const k = key();
     const first = await refund(m, body, k);
+    assert.equal(first.body.merchant_reference, body.merchant_order_id, 'merchant_reference defaults to merchant_order_id');
     const again = await refund(m, { ...body, description: 'changed body' }, k);
     assert.equal(again.status, 201);
     assert.equal(again.body.id, first.body.id);
@@ -120,6 +121,12 @@ describe('unreferenced refunds', function () {
       ['merchant_order_id', 'x'.repeat(256), 'merchant_order_id', 'INVALID'],
       ['merchant_reference', 'ab', 'merchant_reference', 'INVALID'],
       ['description', 'ab', 'description', 'INVALID'],
+      ['description', 'd'.repeat(256), 'description', 'INVALID'],
+      ['description', undefined, 'description', 'REQUIRED'],
+      ['merchant_reference', 'r'.repeat(256), 'merchant_reference', 'INVALID'],
+      ['payment_method.detail.card.card_data.expiration_year', 1999, 'payment_method.detail.card.card_data.expiration_year', 'INVALID'],
+      ['provider_data', { id: 'ACME' }, 'provider_data.id', 'INVALID'],
+      ['fraud_screening', { stand_alone: 'yes' }, 'fraud_screening.stand_alone', 'INVALID'],
       ['account_id', 'not-a-uuid', 'account_id', 'INVALID'],
       ['account_id', undefined, 'account_id', 'REQUIRED'],
       ['country', 'COL', 'country', 'INVALID'],
@@ -150,7 +157,7 @@ describe('unreferenced refunds', function () {
       assert.equal(error.code, code, `${path}=${JSON.stringify(value)}`);
     }
     // The accepted edges.
-    for (const [path, value] of [['amount.value', 0.0001], ['merchant_order_id', 'abc'], ['metadata', [{ key: 'k', value: 'v'.repeat(512) }]], ['payment_method.detail.card.soft_descriptor', 'x'.repeat(255)], ['payment_method.detail.card.card_data.expiration_month', 1]] as const) {
+    for (const [path, value] of [['amount.value', 0.0001], ['merchant_order_id', 'abc'], ['merchant_order_id', 'x'.repeat(255)], ['description', 'abc'], ['description', 'd'.repeat(255)], ['merchant_reference', 'r'.repeat(255)], ['metadata', [{ key: 'k', value: 'v'.repeat(512) }]], ['payment_method.detail.card.soft_descriptor', 'x'.repeat(255)], ['payment_method.detail.card.card_data.expiration_month', 1]] as const) {
       const r = await refund(m, set(base, path, value));
       assert.equal(r.status, 201, `${path}: ${r.text}`);
     }
