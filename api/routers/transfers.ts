@@ -2,7 +2,8 @@
  * Split-marketplace standalone transfers and the organization balance they draw from.
  *   POST /v1/split-marketplace/transfers      pay an onboarded recipient from the balance
  *   GET  /v1/split-marketplace/transfers/{id}
- *   POST /v1/balances/top-ups                 fund the balance (sandbox funding / treasury top-up)
+ *   POST /v1/balances/top-ups                 fund the balance (sandbox funding / treasury top-up);
+ *                                             captured payments' split entries credit it too (workflows/split-credits.ts)
  *   GET  /v1/balances                         available balance per currency
  */
 import { findOwnedAccount } from '../../activities/repositories/merchants';
@@ -30,7 +31,7 @@ export function registerTransferRoutes(routes: RouteTable, deps: AppDeps): void 
       summary: 'Transfer funds from the organization balance to a recipient',
       description:
         'The recipient must have a SUCCEEDED onboarding (422 RECIPIENT_NOT_ONBOARDED otherwise); the amount comes from the organization balance in amount.currency ' +
-        '(422 INSUFFICIENT_BALANCE when it is lower; fund it with POST /v1/balances/top-ups). The balance can never be overdrawn: concurrent transfers are serialized by the ledger, and one that ' +
+        '(422 INSUFFICIENT_BALANCE when it is lower). The balance is credited by the split entries of fully captured payments and by POST /v1/balances/top-ups. The balance can never be overdrawn: concurrent transfers are serialized by the ledger, and one that ' +
         'finds the balance spent meanwhile ends FAILED with a transaction code INSUFFICIENT_BALANCE. A provider refusal ends FAILED and credits the balance back. ' +
         'Answers 201 with the outcome (SUCCEEDED with completed_at), or CREATED when the provider is slower than LIFECYCLE_SYNC_WAIT_MS. Webhooks split_transfer.succeeded / .failed go to the account webhook.',
       idempotency: REQUIRED_KEY,

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { call, getStack, newMerchant } from '../support/stack';
-import { key } from '../support/money';
+import { key, waitForResource } from '../support/money';
+import { pay } from '../support/payments';
+import { TEST_CARDS } from '../../activities/sandbox-gateway/test-cards';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { onboardedRecipient, onboardingBody, recipientBody } from '../support/recipients';
 
@@ -104,6 +106,35 @@ describe('split-marketplace transfers', function () {
     const exact = await transfer(m, transferBody(m, recipientId, 100));
     assert.equal(exact.body.status, 'SUCCEEDED');
     assert.equal(await available(m), 0);
+  });
+
+  it('credits the balance with the split entries of captured payments, once each, only when captured', async () => {
+    const m = await newMerchant();
+    const recipientId = await onboardedRecipient(m);
+    const split = [{ recipient_id: recipientId, amount: { currency: 'USD', value: 30 } }, { recipient_id: 'seller-b', amount: { currency: 'USD', value: 10.25 } }];
+    const captured = await pay(m, TEST_CARDS.approved, { amount: { currency: 'USD', value: 50 }, split });
+    assert.equal(captured.body.sub_status, 'CAPTURED', captured.text);
+    const { db } = await getStack();
+    const waitBalance = async (value: number) => {
+      const started = Date.now();
+      while ((await available(m)) !== value) {
+        if (Date.now() - started > 15_000) assert.fail(`balance never reached ${value}; it is ${await available(m)}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    await waitBalance(40.25);
+    const authorized = await pay(m, TEST_CARDS.approved, { amount: { currency: 'USD', value: 50 }, split, capture: false });
+    assert.equal(authorized.body.sub_status, 'AUTHORIZED');
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.equal(await available(m), 40.25, 'an authorization alone credits nothing');
+    const capture = await call(`/v1/payments/${authorized.body.id}/capture`, { body: {}, credentials: m });
+    assert.equal(capture.body.sub_status, 'CAPTURED', capture.text);
+    await waitBalance(80.5);
+    await waitForResource(m, `/v1/payments/${authorized.body.id}`, (p) => p.sub_status === 'CAPTURED');
+    assert.equal(await db.collection('balance_entries').countDocuments({ organization_code: m.organization_code, kind: 'SPLIT_CREDIT' }), 4);
+    const paid = await transfer(m, transferBody(m, recipientId, 60));
+    assert.equal(paid.body.status, 'SUCCEEDED');
+    assert.equal(await available(m), 20.5);
   });
 
   it('answers another organization\'s transfers and recipients as missing', async () => {
