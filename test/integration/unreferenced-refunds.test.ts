@@ -3,6 +3,7 @@ import { TEST_CARDS } from '../../activities/sandbox-gateway/test-cards';
 import { call, getStack, newMerchant } from '../support/stack';
 import { collectionsContaining, historyContains, key, waitForResource, webhookReceiver } from '../support/money';
 import type { IssuedCredentials } from '../../domain/credentials';
+import { verifyWebhookSignature } from '../../domain/webhooks';
 
 const PATH = '/v1/refunds/unreferenced';
 
@@ -72,6 +73,22 @@ describe('unreferenced refunds', function () {
       assert.equal(credits.items[0].amount, 2550);
       assert.deepEqual(await collectionsContaining(TEST_CARDS.approved), [], 'the PAN is stored only sealed');
       assert.equal(await historyContains(`unreferenced-refund-${r.body.id}`, TEST_CARDS.approved), false);
+    } finally {
+      await hooks.close();
+    }
+  });
+
+  it('falls back to the account webhook without callback_url, signed with the account secret', async () => {
+    const m = await newMerchant();
+    const hooks = await webhookReceiver();
+    try {
+      const endpoint = await call(`/v1/accounts/${m.account_id}/webhook`, { method: 'PUT', body: { url: hooks.url }, credentials: m });
+      assert.equal(endpoint.status, 200, endpoint.text);
+      const r = await refund(m, cardRefund(m, { metadata: [{ key: 'case', value: 'C-9' }] }));
+      const event = await hooks.waitFor((e) => e.type === 'unreferenced_refund.succeeded' && e.data.id === r.body.id);
+      assert.deepEqual(event.data.metadata, [{ key: 'case', value: 'C-9' }]);
+      assert.equal(event.data.status, 'SUCCEEDED');
+      assert.equal(verifyWebhookSignature(event.signature!, event.raw, endpoint.body.secret, Math.floor(Date.now() / 1000)), true);
     } finally {
       await hooks.close();
     }

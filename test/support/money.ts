@@ -13,6 +13,7 @@ export interface ReceivedEvent {
   type: string;
   data: any;
   signature: string | undefined;
+  raw: string;
 }
 
 export interface WebhookReceiver {
@@ -28,8 +29,9 @@ export async function webhookReceiver(): Promise<WebhookReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      events.push({ id: body.id, type: body.type, data: body.data, signature: req.headers['switchyard-signature'] as string | undefined });
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const body = JSON.parse(raw);
+      events.push({ id: body.id, type: body.type, data: body.data, signature: req.headers['switchyard-signature'] as string | undefined, raw });
       res.writeHead(200).end('ok');
     });
   });
