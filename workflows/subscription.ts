@@ -49,9 +49,15 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
   let answered = false;
   let changes = 0;
 
-  async function save(): Promise<void> {
-    await saveMoneyRecord({ collection: 'subscriptions', record });
-    upsertSearchAttributes({ ResourceStatus: [record.status] });
+  // Updates and the billing loop both save: one write at a time (conditional writes are not
+  // atomic on FerretDB), each writing the record as it is when its turn comes.
+  let saving: Promise<void> = Promise.resolve();
+  function save(): Promise<void> {
+    saving = saving.then(async () => {
+      await saveMoneyRecord({ collection: 'subscriptions', record });
+      upsertSearchAttributes({ ResourceStatus: [record.status] });
+    });
+    return saving;
   }
 
   async function announce(eventType: string): Promise<void> {

@@ -116,6 +116,20 @@ describe('subscriptions', function () {
     await call(`${PATH}/${ok.body.id}/cancel`, { method: 'POST', credentials: m });
   });
 
+  it('bills on a billing_date schedule and marks a CIT credential USED with its network transaction id after the first charge', async () => {
+    const m = await newMerchant();
+    const cit = await citEnrolledCard(m);
+    const r = await create(m, subscriptionBody(m, cit, { frequency: undefined, billing_date: { type: 'DAY_OF_MONTH', day: 15 }, billing_cycles: { total: 2 }, payment_method: { type: 'CARD', vaulted_token: cit.vaultedToken, card: { usage: 'FIRST' } } }));
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.billing_date, { type: 'DAY_OF_MONTH', day: 15 });
+    assert.equal(r.body.frequency, null);
+    assert.equal(r.body.payment_method.card.usage, 'FIRST');
+    const done = await waitForResource(m, `${PATH}/${r.body.id}`, (b) => b.status === 'COMPLETED', 30_000);
+    assert.deepEqual(done.charges.map((c: any) => c.status), ['SUCCEEDED', 'SUCCEEDED']);
+    assert.equal(done.payment_method.card.usage, 'USED');
+    assert.match(done.payment_method.card.network_transaction_id, /^ntid_/);
+  });
+
   it('pauses, resumes and cancels, refusing other transitions with 409', async () => {
     const m = await newMerchant();
     const card = await enrolledCard(m);
