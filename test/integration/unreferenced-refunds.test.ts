@@ -250,6 +250,18 @@ describe('unreferenced refunds', function () {
     assert.equal((await waitForResource(m, `${PATH}/${passes.body.id}`, (b) => b.status === 'SUCCEEDED')).sub_status, 'APPROVED');
   });
 
+  it('rejects on the destination velocity rule of fraud screening', async () => {
+    const m = await newMerchant();
+    const card = '6011111111111117';
+    for (let i = 0; i < 5; i++) assert.equal((await refund(m, cardRefund(m, { amount: { value: 1, currency: 'USD' } }, card))).status, 201);
+    const sixth = await refund(m, cardRefund(m, { amount: { value: 1, currency: 'USD' }, fraud_screening: { stand_alone: true } }, card));
+    const rejected = await waitForResource(m, `${PATH}/${sixth.body.id}`, (b) => b.status === 'DECLINED');
+    assert.equal(rejected.sub_status, 'FRAUD_REJECTED');
+    const { db } = await getStack();
+    const stored = await db.collection('unreferenced_refunds').findOne({ _id: sixth.body.id });
+    assert.deepEqual(stored?.fraud_screening, { stand_alone: true, status: 'REJECTED', reasons: ['DESTINATION_VELOCITY'] });
+  });
+
   it('answers another organization\'s refund and account exactly like missing ones', async () => {
     const owner = await newMerchant();
     const other = await newMerchant();
