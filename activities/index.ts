@@ -15,6 +15,7 @@ import { createMoneyMovementActivities } from './money-movement';
 import { createBankingActivities } from './banking';
 import { createReportActivities } from './reports';
 import { createDryRunActivities } from './dry-run';
+import { createCampaignActivities } from './campaigns';
 
 export interface ActivityDeps {
   config: Config;
@@ -32,7 +33,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createBankingActivities(deps),
     ...createReportActivities(deps),
     ...createDryRunActivities(deps),
-
+    ...createCampaignActivities(deps),
     async recordPing(input: { organizationCode: string; message: string }): Promise<{ pingId: string; echoed: string }> {
       const pingId = newId();
       await deps.db.collection('pings').insertOne({ _id: pingId as never, organization_code: input.organizationCode, at: new Date() });

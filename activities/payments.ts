@@ -48,7 +48,8 @@ export interface DomainEventInput {
   resourceType: string;
   resourceId: string;
   occurredAt: string;
-  data: Record<string, unknown>;
+  /** What consumers evaluate (for payment.declined: the campaigns' DeclinedPayment shape). */
+  payload: Record<string, unknown>;
 }
 
 const target = (c: RoutedConnection): ConnectionTarget => ({ connectionId: c.connectionId, providerId: c.providerId, merchantId: c.merchantId });
@@ -167,8 +168,9 @@ export function createPaymentActivities(deps: ActivityDeps) {
           account_id: event.accountId,
           resource_type: event.resourceType,
           resource_id: event.resourceId,
+          ...(event.resourceType === 'payment' ? { payment_id: event.resourceId } : {}),
           occurred_at: new Date(event.occurredAt),
-          data: event.data,
+          payload: event.payload,
           recorded_at: new Date(),
         });
       } catch (error) {

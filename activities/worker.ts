@@ -72,6 +72,13 @@ async function ensureHousekeeping(connection: NativeConnection, namespace: strin
     args: [10],
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
   });
+  const { CAMPAIGN_TRIGGER_WORKFLOW_ID } = await import('../workflows/campaign-trigger');
+  await client.workflow.start('campaignTriggerWorkflow', {
+    taskQueue: config.taskQueue,
+    workflowId: CAMPAIGN_TRIGGER_WORKFLOW_ID,
+    args: [{ pollMs: config.campaignEventPollMs, since: null }],
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+  });
 }
 
 /** Routes the Temporal SDK's logs into our JSON logger. */

@@ -11,6 +11,7 @@ import { idempotency, IdempotencyStore } from './middleware/idempotency';
 import { rateLimit, RateLimiter } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { registerBankingRoutes } from './routers/banking';
+import { registerCampaignRoutes } from './routers/campaigns';
 import { registerCodecRoutes } from './routers/codec';
 import { registerOrganizationRoutes } from './routers/organizations';
 import { registerPingRoutes } from './routers/pings';
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps): App {
   registerBankingRoutes(routes, deps);
   registerReportRoutes(routes, deps);
   registerDryRunRoutes(routes, deps);
+  registerCampaignRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
   koa.use(requestContext(deps));

@@ -14,3 +14,5 @@ export * from './subscription';
 export * from './banking-transfer';
 export * from './report';
 export * from './dry-run';
+export * from './campaign';
+export * from './campaign-trigger';

@@ -178,15 +178,28 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         resourceType: 'payment',
         resourceId: record.id,
         occurredAt: record.updated_at,
-        data: {
+        // The campaigns' DeclinedPayment shape (domain/campaigns/codecs.ts).
+        payload: {
           payment_id: record.id,
           merchant_order_id: record.merchant_order_id,
           country: record.country,
           amount: { currency: record.amount.currency, value: record.amount.value },
-          customer_id: record.customer_payer?.id ?? null,
+          status: record.status,
+          sub_status: record.sub_status,
+          payment_method_type: record.payment_method.type,
+          provider_id: last?.provider_id ?? null,
+          card_bin: record.payment_method.card?.iin ?? null,
           response_code: last?.response_code ?? null,
+          iso_response_code: last?.provider_data?.iso8583_response_code ?? null,
           category: last?.category ?? null,
           metadata: record.metadata,
+          customer: record.customer_payer
+            ? {
+                id: record.customer_payer.id ?? null,
+                email: record.customer_payer.email ?? null,
+                phone: record.customer_payer.phone?.number ? `${record.customer_payer.phone.country_code ?? ''}${record.customer_payer.phone.number}` : null,
+              }
+            : null,
         },
       });
     }

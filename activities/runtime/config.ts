@@ -52,6 +52,12 @@ export interface Config {
   reportMaxRows: number;
   /** Multiplies the simulated bank rails' settlement delays (1 = realistic; tests use a tiny factor). */
   bankingSettlementTimeScale: number;
+  /** Campaign trigger: pause between polls of domain_events when idle, in ms. */
+  campaignEventPollMs: number;
+  /** Campaign trigger: how far back the first poll looks for declined payments, in ms. */
+  campaignEventLookbackMs: number;
+  /** Campaign trigger: events stored this late (ms) after newer ones are still picked up. */
+  campaignEventSkewMs: number;
   dryRun: DryRunConfig;
 }
 
@@ -136,5 +142,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ingestThreads: Math.max(1, intFrom('DRY_RUN_INGEST_THREADS', 2)),
       profilesFile: env.DRY_RUN_PROFILES_FILE || '',
     },
+    campaignEventPollMs: Math.max(100, intFrom('CAMPAIGN_EVENT_POLL_MS', 1000)),
+    campaignEventLookbackMs: intFrom('CAMPAIGN_EVENT_LOOKBACK_MS', 3_600_000),
+    campaignEventSkewMs: intFrom('CAMPAIGN_EVENT_SKEW_MS', 300_000),
   };
 }

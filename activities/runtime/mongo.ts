@@ -79,10 +79,24 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   ],
   dry_run_event_batches: [{ key: { registration_id: 1, created_at: 1 }, name: 'by_registration' }],
   dry_run_payments: [{ key: { account_id: 1, merchant_reference: 1, created_at: -1 }, name: 'by_account_reference' }],
+  campaigns: [
+    { key: { organization_code: 1, created_at: -1, _id: -1 }, name: 'by_organization_newest' },
+    { key: { account_id: 1, status: 1 }, name: 'by_account_status' },
+  ],
+  campaign_rules: [{ key: { campaign_id: 1, created_at: 1 }, name: 'by_campaign' }],
+  communications: [{ key: { campaign_id: 1, created_at: -1, _id: -1 }, name: 'by_campaign_newest' }],
+  campaign_rate_slots: [
+    { key: { expires_at: 1 }, name: 'by_expiry' },
+    { key: { campaign_id: 1, user_id: 1, day: 1 }, name: 'by_campaign_user_day' },
+  ],
+  campaign_event_claims: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
 };
 
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
-export const EXPIRING_COLLECTIONS = ['idempotency_keys', 'rate_limit_slots', 'vault_security_codes', 'card_tokens', 'card_token_uses', 'whitelabel_tokens'];
+export const EXPIRING_COLLECTIONS = [
+  'idempotency_keys', 'rate_limit_slots', 'vault_security_codes', 'card_tokens', 'card_token_uses', 'whitelabel_tokens',
+  'campaign_rate_slots', 'campaign_event_claims',
+];
 
 /**
  * Creates the indexes that do not exist yet. Existing ones are skipped by name because

@@ -44,9 +44,11 @@ tbody tr{cursor:pointer} tbody tr:hover{background:#eef3ff}
 <header><h1>Switchyard dry-run validation</h1><span id="who" class="muted"></span><button id="logout" class="secondary" hidden>Forget credentials</button></header>
 <main>
 <section id="login" class="card" hidden>
-  <p>Enter the merchant credentials. They are kept in this browser tab only (sessionStorage).</p>
+  <p>Enter the merchant credentials, or a whitelabel embed token. They are kept in this browser tab only (sessionStorage).
+  A portal embedding this page can pass the token in the address fragment: <code>/dashboard/dry-run#token=&lt;access_token&gt;</code>.</p>
   <label for="public-key">Public API key</label><input id="public-key" autocomplete="off">
   <label for="secret-key">Private secret key</label><input id="secret-key" type="password" autocomplete="off">
+  <label for="embed-token">or embed token (POST /v1/organizations/authenticate)</label><input id="embed-token" type="password" autocomplete="off">
   <p><button id="login-button">Open dashboard</button> <span id="login-error" class="error"></span></p>
 </section>
 <section id="list-view" hidden>
@@ -81,7 +83,8 @@ tbody tr{cursor:pointer} tbody tr:hover{background:#eef3ff}
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined && text !== null) e.textContent = String(text); return e; }
   function api(path) {
     var c = creds();
-    return fetch(path, { headers: { 'public-api-key': c.publicKey, 'private-secret-key': c.secret } }).then(function (r) {
+    var headers = c.token ? { authorization: 'Bearer ' + c.token } : { 'public-api-key': c.publicKey, 'private-secret-key': c.secret };
+    return fetch(path, { headers: headers }).then(function (r) {
       return r.json().then(function (body) { if (!r.ok) { var err = new Error((body && (body.messages || [body.message]).join('; ')) || r.status); err.status = r.status; throw err; } return body; });
     });
   }
@@ -89,7 +92,7 @@ tbody tr{cursor:pointer} tbody tr:hover{background:#eef3ff}
 
   function start() {
     if (!creds()) { show('login'); return; }
-    $('who').textContent = creds().publicKey;
+    $('who').textContent = creds().token ? 'embed token' : creds().publicKey;
     route();
   }
   function route() {
@@ -97,12 +100,19 @@ tbody tr{cursor:pointer} tbody tr:hover{background:#eef3ff}
     if (m) openReport(m[1]); else { show('list-view'); loadList(true); }
   }
   window.addEventListener('hashchange', function () { if (creds()) route(); });
-  $('login-button').addEventListener('click', function () {
-    var c = { publicKey: $('public-key').value.trim(), secret: $('secret-key').value.trim() };
-    if (!c.publicKey || !c.secret) { $('login-error').textContent = 'both keys are needed to read reports'; return; }
+  function signIn(c) {
     sessionStorage.setItem(KEY, JSON.stringify(c));
-    api('/v1/dry-run/provider-events?limit=1').then(function () { $('login-error').textContent = ''; start(); }, function (e) { sessionStorage.removeItem(KEY); $('login-error').textContent = e.message; });
+    api('/v1/dry-run/provider-events?limit=1').then(function () { $('login-error').textContent = ''; start(); }, function (e) { sessionStorage.removeItem(KEY); show('login'); $('login-error').textContent = e.message; });
+  }
+  $('login-button').addEventListener('click', function () {
+    var token = $('embed-token').value.trim();
+    var c = token ? { token: token } : { publicKey: $('public-key').value.trim(), secret: $('secret-key').value.trim() };
+    if (!c.token && (!c.publicKey || !c.secret)) { $('login-error').textContent = 'both keys (or an embed token) are needed to read reports'; return; }
+    signIn(c);
   });
+  // An embedding portal hands over a whitelabel token in the fragment (never sent to a server).
+  var fromFragment = /^#token=([A-Za-z0-9._-]+)$/.exec(location.hash);
+  if (fromFragment) { history.replaceState(null, '', location.pathname); signIn({ token: fromFragment[1] }); }
   $('logout').addEventListener('click', function () { sessionStorage.removeItem(KEY); location.hash = ''; show('login'); });
   $('f-apply').addEventListener('click', function () { loadList(true); });
   $('more').addEventListener('click', function () { loadList(false); });
@@ -218,7 +228,7 @@ tbody tr{cursor:pointer} tbody tr:hover{background:#eef3ff}
       if (findings.length) select(findings[0], $('findings').firstChild);
     }, function (e) { $('report-head').appendChild(el('p', 'error', e.status === 404 ? 'registration not found' : e.message)); });
   }
-  start();
+  if (!fromFragment) start();
 })();
 </script>
 </body>

@@ -373,7 +373,7 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
 
   routes.add(
     {
-      method: 'GET', path: '/v1/dry-run/provider-events/:registration_id', operationId: 'getDryRunRegistration', tag: 'Dry-run', area: 'dry-run', auth: 'pair',
+      method: 'GET', path: '/v1/dry-run/provider-events/:registration_id', operationId: 'getDryRunRegistration', tag: 'Dry-run', area: 'dry-run', auth: 'pair-or-bearer',
       summary: 'Read a registration: pairing status, redacted traffic, service request and validation report',
       description: 'report is null until both legs are paired and validated. Each finding has a code, category, severity (ERROR / WARNING / INFO), the path in the service request, the leg, event index and path in the provider payload, expected and actual values (redacted) and a suggested fix. score starts at 100 and loses 25 per ERROR and 5 per WARNING; verdict FAIL with any ERROR, WARN with any WARNING, else PASS.',
       pathParams: [ID_PARAM],
@@ -388,7 +388,7 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
 
   routes.add(
     {
-      method: 'GET', path: '/v1/dry-run/provider-events', operationId: 'listDryRunRegistrations', tag: 'Dry-run', area: 'dry-run', auth: 'pair',
+      method: 'GET', path: '/v1/dry-run/provider-events', operationId: 'listDryRunRegistrations', tag: 'Dry-run', area: 'dry-run', auth: 'pair-or-bearer',
       summary: 'List registrations, newest first, with filters and cursor pagination',
       query: [
         { name: 'merchant_reference', description: 'exact merchant_reference' },

@@ -40,7 +40,8 @@ export function refined<A>(
     },
     (a) => a,
   );
-  return Object.assign(codec, { jsonSchema });
+  // `refinedFrom` lets the schema walker describe the base too (e.g. an array's items).
+  return Object.assign(codec, { jsonSchema, refinedFrom: base });
 }
 
 /** A string codec that fails with a readable message when the value is not a string. */

@@ -87,9 +87,12 @@ function walk(codec: Tagged, registry: SchemaRegistry): JsonSchema {
       return merge(registry.schemaOf((codec as unknown as t.RefinementC<t.Mixed>).type), extra);
     case 'RecursiveType':
       return merge({ type: 'object' }, extra);
-    default:
-      // Custom t.Type instances (see common.ts) describe themselves through jsonSchema.
-      return merge({}, extra);
+    default: {
+      // Custom t.Type instances (see common.ts) describe themselves through jsonSchema,
+      // on top of the codec they refine.
+      const base = (codec as { refinedFrom?: t.Any }).refinedFrom;
+      return merge(base ? registry.schemaOf(base) : {}, extra);
+    }
   }
 }
 

@@ -6,6 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { once } from 'node:events';
+import { verifyWebhookSignature } from '../../domain/webhooks';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { call, CallResult, getStack, newMerchant, TestStack } from '../support/stack';
 
@@ -141,6 +144,37 @@ describe('banking connectivity (integration)', function () {
       assert.deepEqual(times, [...times].sort());
       const events = await stack.db.collection('banking_transfer_events').find({ transfer_id: done.id }).toArray();
       assert.deepEqual(events.map((e) => e.type).sort(), ['banking_transfer.completed', 'banking_transfer.pending', 'banking_transfer.processing']);
+    });
+
+    it('sends signed progress webhooks to the account webhook URL, without destination details', async () => {
+      const received: Array<{ signature: string; body: string }> = [];
+      const server = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => (received.push({ signature: String(req.headers['switchyard-signature']), body }), res.writeHead(204).end()));
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      try {
+        const hooked = await newMerchant('Banking webhooks');
+        const account = await createAccount(hooked, { currency: 'USD', region: 'US' });
+        const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/banking`;
+        const endpoint = await call(`/v1/accounts/${hooked.account_id}/webhook`, { method: 'PUT', body: { url }, credentials: hooked });
+        assert.equal(endpoint.status, 200);
+        const response = await transfer({ ...usTransfer(), account_id: hooked.account_id, source_account_id: account.id }, { credentials: hooked });
+        assert.equal(response.status, 202, response.text);
+        await settled(hooked.account_id, response.body.id, hooked);
+        for (let i = 0; i < 100 && received.length < 3; i++) await new Promise((r) => setTimeout(r, 100));
+        const events = received.map((r) => JSON.parse(r.body));
+        assert.deepEqual(events.map((e) => e.type).sort(), ['banking_transfer.completed', 'banking_transfer.pending', 'banking_transfer.processing']);
+        for (const [i, event] of events.entries()) {
+          assert.equal(event.data.id, response.body.id);
+          assert.ok(verifyWebhookSignature(received[i].signature, received[i].body, endpoint.body.secret, Math.floor(Date.now() / 1000)));
+          assert.ok(!received[i].body.includes(US_DESTINATION.account_number), 'account number in a webhook');
+        }
+      } finally {
+        server.close();
+      }
     });
 
     it('FAILED with ACCOUNT_CLOSED for a destination ending in 9999 and INSUFFICIENT_FUNDS for an amount ending in .13', async () => {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, BrowserContext } from 'playwright-core';
 import type { IssuedCredentials } from '../../domain/credentials';
-import { getStack, newMerchant } from '../support/stack';
+import { call, getStack, newMerchant } from '../support/stack';
 import { dryRunPay, paymentFor, register, registrationBody, uniqueReference, waitForRegistration } from '../support/dry-run';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -81,5 +81,26 @@ describe('dry-run dashboard (integration, headless Chromium)', function () {
     assert.match(String(await page.locator('#provider').textContent()), /\[PAN:411111\*{6}1111:/);
     assert.deepEqual(errors, []);
     await page.close();
+  });
+
+  it('opens with a whitelabel embed token handed over in the address fragment', async () => {
+    const user = await call('/v1/organizations/users', { body: { name: 'Portal viewer', email: `viewer-${Date.now()}@example.com` }, credentials: merchant });
+    assert.equal(user.status, 201);
+    const token = await call('/v1/organizations/authenticate', { body: { user_id: user.body.id }, credentials: merchant });
+    assert.equal(token.status, 200);
+    const page = await browser.newPage();
+    await page.goto(`${url}/dashboard/dry-run#token=${token.body.access_token}`);
+    const row = page.locator(`#list tbody tr[data-id="${registrationId}"]`);
+    await row.waitFor();
+    assert.equal(await row.locator('.verdict').textContent(), 'FAIL');
+    assert.equal(await page.evaluate('location.hash'), '', 'the token is removed from the address bar');
+    assert.equal(await page.locator('#who').textContent(), 'embed token');
+    await page.close();
+  });
+
+  it('rejects a tampered embed token on the read API', async () => {
+    const response = await call('/v1/dry-run/provider-events', { headers: { authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.invalid' } });
+    assert.equal(response.status, 401);
+    assert.equal(response.body.httpCode, 401);
   });
 });

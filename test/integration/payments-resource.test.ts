@@ -90,7 +90,8 @@ describe('payments: the resource, webhooks, events and sensitive data', function
       const s = await getStack();
       const stored = await s.db.collection('domain_events').findOne({ _id: `payment.declined:${r.body.id}` as never });
       assert.equal(stored?.type, 'payment.declined');
-      assert.equal((stored?.data as any).response_code, 'INSUFFICIENT_FUNDS');
+      assert.equal((stored?.payload as any).response_code, 'INSUFFICIENT_FUNDS');
+      assert.equal(stored?.payment_id, r.body.id);
     } finally {
       server.close();
     }
