@@ -11,6 +11,7 @@ import { newId } from '../domain/credentials';
 import { createPaymentActivities } from './payments';
 import { createWebhookActivities } from './webhooks';
 import { createCustomerActivities } from './customers';
+import { createMoneyMovementActivities } from './money-movement';
 import { createBankingActivities } from './banking';
 import { createReportActivities } from './reports';
 import { createDryRunActivities } from './dry-run';
@@ -28,6 +29,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createWebhookActivities(deps),
     ...createCustomerActivities(deps),
+    ...createMoneyMovementActivities(deps),
     ...createBankingActivities(deps),
     ...createReportActivities(deps),
     ...createDryRunActivities(deps),

@@ -23,6 +23,10 @@ import { registerReportRoutes } from './routers/reports';
 import { registerSellerRoutes } from './routers/sellers';
 import { registerDryRunRoutes } from './routers/dry-run';
 import { registerSystemRoutes } from './routers/system';
+import { registerRefundRoutes } from './routers/refunds';
+import { registerRecipientRoutes } from './routers/recipients';
+import { registerTransferRoutes } from './routers/transfers';
+import { registerSubscriptionRoutes } from './routers/subscriptions';
 import { RouteTable } from './routes';
 
 export interface App {
@@ -49,6 +53,10 @@ export function createApp(deps: AppDeps): App {
   registerCustomerRoutes(routes, deps);
   registerRoutingRoutes(routes, deps);
   registerWebhookRoutes(routes, deps);
+  registerRefundRoutes(routes, deps);
+  registerRecipientRoutes(routes, deps);
+  registerTransferRoutes(routes, deps);
+  registerSubscriptionRoutes(routes, deps);
   registerOrganizationRoutes(routes, deps);
   registerSellerRoutes(routes, deps);
   registerBankingRoutes(routes, deps);

@@ -13,6 +13,7 @@ import {
   condition,
   defineQuery,
   defineUpdate,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -40,6 +41,7 @@ import {
 } from '../domain/payments/record';
 import { isFinal, nextState, PaymentEvent, TransactionCategory, TransactionType } from '../domain/payments/states';
 import { startWebhookDelivery } from './webhook-delivery';
+import { creditCapturedSplits } from './split-credits';
 
 // Short MongoDB reads and writes run as local activities (no task-queue round trip per
 // write); they are idempotent like every activity, and recorded in history as markers.
@@ -201,6 +203,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         },
       });
     }
+    // Marketplace payments: the captured split shares fund the organization balance (split transfers pay them out).
+    if (record.sub_status === 'CAPTURED' && record.split.length > 0 && patched('ledger-split-credits')) await creditCapturedSplits(record);
     await startWebhookDelivery({
       deliveryId: eventId,
       eventId,

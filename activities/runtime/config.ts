@@ -37,6 +37,13 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
   webhookTimeoutMs: number;
+  /** Unreferenced refunds with fraud_screening.stand_alone: largest amount and credits per destination per 24 h. */
+  fraudMaxCreditAmount: number;
+  fraudMaxCreditsPerDestinationPerDay: number;
+  /** > 0: every subscription billing period (and retry interval unit) lasts this many seconds (sandbox/test clocks). */
+  subscriptionPeriodSeconds: number;
+  /** How long create calls of refunds, onboardings, transfers and subscriptions wait for their workflow's answer. */
+  lifecycleSyncWaitMs: number;
   /** Lifetime of whitelabel embed tokens (POST /v1/organizations/authenticate). */
   whitelabelTokenTtlSeconds: number;
   /** Lifetime of signed report download links. */
@@ -119,6 +126,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: intFrom('WEBHOOK_RETRY_BASE_MS', 30_000),
     webhookMaxAttempts: Math.max(1, intFrom('WEBHOOK_MAX_ATTEMPTS', 8)),
     webhookTimeoutMs: intFrom('WEBHOOK_TIMEOUT_MS', 5_000),
+    fraudMaxCreditAmount: intFrom('FRAUD_MAX_CREDIT_AMOUNT', 10_000),
+    fraudMaxCreditsPerDestinationPerDay: intFrom('FRAUD_MAX_CREDITS_PER_DESTINATION_PER_DAY', 5),
+    subscriptionPeriodSeconds: intFrom('SUBSCRIPTION_PERIOD_SECONDS', 0),
+    lifecycleSyncWaitMs: intFrom('LIFECYCLE_SYNC_WAIT_MS', 5_000),
     whitelabelTokenTtlSeconds: Math.max(1, intFrom('WHITELABEL_TOKEN_TTL_SECONDS', 86_400)),
     reportLinkTtlSeconds: Math.max(1, intFrom('REPORT_LINK_TTL_SECONDS', 900)),
     reportMaxRows: Math.max(1, intFrom('REPORT_MAX_ROWS', 1_000_000)),

@@ -52,6 +52,15 @@ export const INDEXES: Record<string, IndexDescription[]> = {
   routing_rules: [{ key: { account_id: 1, priority: 1 }, name: 'by_account_priority' }],
   webhook_deliveries: [{ key: { organization_code: 1, resource_id: 1 }, name: 'by_resource' }],
   domain_events: [{ key: { type: 1, occurred_at: 1 }, name: 'by_type_time' }],
+  unreferenced_refunds: [{ key: { organization_code: 1, destination_fingerprint: 1, created_at: 1 }, name: 'by_destination' }],
+  recipients: [{ key: { account_id: 1, merchant_recipient_id: 1 }, unique: true, name: 'merchant_recipient_unique' }],
+  recipient_onboardings: [{ key: { organization_code: 1, recipient_id: 1 }, name: 'by_recipient' }],
+  split_transfers: [{ key: { organization_code: 1, recipient_id: 1 }, name: 'by_recipient' }],
+  balance_entries: [
+    { key: { operation_key: 1 }, unique: true, name: 'operation_unique' },
+    { key: { organization_code: 1, currency: 1, sequence: -1 }, name: 'by_ledger' },
+  ],
+  subscriptions: [{ key: { organization_code: 1, account_id: 1 }, name: 'by_account' }],
   whitelabel_users: [{ key: { organization_code: 1, email: 1 }, unique: true, name: 'organization_email_unique' }],
   whitelabel_tokens: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
   account_groups: [

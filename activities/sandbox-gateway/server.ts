@@ -9,6 +9,7 @@
  *   POST /v1/authorizations/:id/voids
  *   POST /v1/authorizations/:id/refunds     {amount}
  *   POST /v1/reversals                      {idempotency_key}: timeout reversal of an authorization
+ *   POST /v1/credits, /v1/recipients, /v1/transfers: money out (see ./payouts.ts)
  * Every answer carries an ISO 8583 response code. A repeated Idempotency-Key returns the
  * first answer (waiting for it when still in flight) and never charges twice.
  *
@@ -25,6 +26,7 @@ import { once } from 'node:events';
 import http, { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { ISO8583_MESSAGES } from '../../domain/payments/provider-codes';
 import { behaviourOf } from './test-cards';
+import { createPayoutSimulator } from './payouts';
 
 export interface SandboxGatewayOptions {
   port?: number;
@@ -74,6 +76,7 @@ export async function startSandboxGateway(options: SandboxGatewayOptions = {}): 
   const answers = new Map<string, Promise<Answer>>();
   const reversedKeys = new Set<string>();
   const outages = new Set<string>();
+  const payouts = createPayoutSimulator();
 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const iso = (code: string) => ({ iso8583_response_code: code, iso8583_response_message: ISO8583_MESSAGES[code] ?? 'Unknown' });
@@ -187,6 +190,8 @@ export async function startSandboxGateway(options: SandboxGatewayOptions = {}): 
       else outages.delete(parts[2]);
       return { status: 200, body: { merchant_id: parts[2], mode: outages.has(parts[2]) ? 'OUTAGE' : 'NORMAL' } };
     }
+    const payoutControl = payouts.control(req.method, url);
+    if (payoutControl) return payoutControl;
     if (req.method !== 'POST' || parts[0] !== 'v1') return { status: 404, body: { error: 'not_found' } };
 
     const merchantId = String(req.headers['x-merchant-id'] ?? '');
@@ -195,6 +200,8 @@ export async function startSandboxGateway(options: SandboxGatewayOptions = {}): 
     if (outages.has(merchantId)) return { status: 503, body: { error: 'service_unavailable', message: 'acquirer unavailable', ...iso('91') } };
     const scoped = `${merchantId}:${key}`;
 
+    const payout = payouts.operation(parts, merchantId, body);
+    if (payout) return once_(scoped, payout);
     if (parts[1] === 'authorizations' && parts.length === 2) return once_(scoped, () => authorize(merchantId, key, body));
     if (parts[1] === 'reversals') {
       const target = `${merchantId}:${String(body.idempotency_key ?? '')}`;

@@ -39,7 +39,7 @@ export function getStack(): Promise<TestStack> {
     // The sandbox acquirer runs in this process on a free port; its slow cards are tuned so
     // that the API answers PENDING (slow) and the connector times out (timeout card).
     const gateway = await startSandboxGateway({ slowMs: 3_000, hangMs: 8_000 });
-    const config = testConfig({ sandboxGatewayUrl: gateway.url, providerTimeoutMs: 5_000, paymentSyncWaitMs: 1_500, webhookRetryBaseMs: 300, webhookMaxAttempts: 4, webhookTimeoutMs: 2_000 });
+    const config = testConfig({ sandboxGatewayUrl: gateway.url, providerTimeoutMs: 5_000, paymentSyncWaitMs: 1_500, webhookRetryBaseMs: 300, webhookMaxAttempts: 4, webhookTimeoutMs: 2_000, subscriptionPeriodSeconds: 1 });
     const logger = createLogger(process.env.LOG_LEVEL || 'silent');
     const keyring = loadKeyring(config.dataDir);
     const mongo = await connectMongo(config.mongodbUri, config.mongodbDb);

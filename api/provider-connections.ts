@@ -1,0 +1,16 @@
+/**
+ * Connections of one provider for an account, for operations that name their provider
+ * instead of being routed (pinned refunds, onboardings, split transfers).
+ */
+import { listConnections, RoutedConnection } from '../activities/repositories/routing';
+import { defaultSandboxConnections } from '../domain/payments/routing';
+import type { AppDeps } from './context';
+
+const toRouted = (c: { id: string; provider_id: string; merchant_id: string; name: string }): RoutedConnection => ({ connectionId: c.id, providerId: c.provider_id, merchantId: c.merchant_id, name: c.name });
+
+/** The account's connections of one provider (the default sandbox ones when none is configured). */
+export async function pinnedConnections(deps: AppDeps, accountId: string, providerId: string): Promise<RoutedConnection[]> {
+  const configured = (await listConnections(deps.db, accountId)).filter((c) => c.provider_id === providerId).map((c) => toRouted({ ...c, id: c._id }));
+  if (configured.length) return configured;
+  return defaultSandboxConnections(accountId).filter((c) => c.provider_id === providerId).map(toRouted);
+}
