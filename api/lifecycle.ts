@@ -1,27 +1,29 @@
 /**
- * Starts a lifecycle workflow and waits until it has stored its resource (update-with-start
- * on the workflow's `recorded` update, see workflows/lifecycle.ts). With USE_EXISTING, a
+ * Starting a lifecycle workflow and answering with its first answer. Update-with-start on
+ * an update the workflow answers once it has stored the resource (by default `recorded`,
+ * see workflows/lifecycle.ts), so the API replies with exactly what was stored and the
+ * resource is never written outside its workflow. USE_EXISTING plus a fixed update id: a
  * second start for a running workflow id answers with the first workflow's record.
  *
- * The wait is bounded: when no worker confirms in time the caller gets 503 (idempotency keys
- * are released on 5xx), and a retry with the same key joins the same workflow when its id
- * derives from the key.
+ * The wait is bounded (LIFECYCLE_SYNC_WAIT_MS): past it the caller gets the stored resource
+ * when a `fallback` finds it, else 503 (idempotency keys are released on 5xx), and a retry
+ * with the same key joins the same workflow when its id derives from the key.
  */
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import type { SearchAttributes } from '@temporalio/common';
+import type { SearchAttributes, UpdateDefinition } from '@temporalio/common';
 import { ApiError } from '../domain/errors';
 import { RECORDED_UPDATE } from '../workflows/lifecycle';
 import type { AppContext, AppDeps } from './context';
 
-export const RECORD_TIMEOUT_MS = 10_000;
-
-export interface LifecycleStart {
+export interface LifecycleStart<R> {
   workflowType: string;
   workflowId: string;
   args: unknown[];
   searchAttributes: SearchAttributes;
-  /** Override of RECORD_TIMEOUT_MS (tests). */
-  timeoutMs?: number;
+  /** The update that answers with the stored resource; defaults to `recorded`. */
+  update?: UpdateDefinition<R, []> | string;
+  /** What to answer when the workflow is slower than the wait (read back from MongoDB). */
+  fallback?: () => Promise<R | null>;
 }
 
 /** Workflow id of a resource: from the idempotency key when there is one, so retries join it. */
@@ -30,26 +32,27 @@ export function lifecycleWorkflowId(ctx: AppContext, prefix: string, resourceId:
   return key ? `${prefix}-${ctx.state.principal!.organizationCode}-${key.toLowerCase()}` : `${prefix}-${resourceId}`;
 }
 
-export async function startAndAwaitRecord<R>(deps: AppDeps, start: LifecycleStart): Promise<R> {
+export async function startLifecycle<R>(deps: AppDeps, start: LifecycleStart<R>): Promise<R> {
   const startWorkflowOperation = new WithStartWorkflowOperation(start.workflowType, {
-    taskQueue: deps.config.taskQueue,
     workflowId: start.workflowId,
+    taskQueue: deps.config.taskQueue,
     args: start.args,
     workflowIdConflictPolicy: 'USE_EXISTING',
     searchAttributes: start.searchAttributes,
   });
-  const recorded = deps.temporal.workflow.executeUpdateWithStart(RECORDED_UPDATE, { startWorkflowOperation }) as Promise<R>;
-  recorded.catch(() => undefined); // may settle after the timeout below
+  const answer = deps.temporal.workflow.executeUpdateWithStart(start.update ?? RECORDED_UPDATE, { startWorkflowOperation, updateId: 'first-answer' }) as Promise<R>;
+  answer.catch(() => undefined); // may settle after the wait below; the workflow carries on regardless
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ApiError('unavailable', 'the request could not be confirmed in time; retry it with the same X-Idempotency-Key')),
-      start.timeoutMs ?? RECORD_TIMEOUT_MS,
-    );
+  const waited = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), deps.config.lifecycleSyncWaitMs);
   });
   try {
-    return await Promise.race([recorded, timeout]);
+    const first = await Promise.race([answer, waited]);
+    if (first) return first;
   } finally {
     clearTimeout(timer);
   }
+  const stored = start.fallback ? await start.fallback() : null;
+  if (stored) return stored;
+  throw new ApiError('unavailable', 'the request could not be confirmed in time; retry it with the same X-Idempotency-Key');
 }

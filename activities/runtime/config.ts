@@ -129,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fraudMaxCreditAmount: intFrom('FRAUD_MAX_CREDIT_AMOUNT', 10_000),
     fraudMaxCreditsPerDestinationPerDay: intFrom('FRAUD_MAX_CREDITS_PER_DESTINATION_PER_DAY', 5),
     subscriptionPeriodSeconds: intFrom('SUBSCRIPTION_PERIOD_SECONDS', 0),
-    lifecycleSyncWaitMs: intFrom('LIFECYCLE_SYNC_WAIT_MS', 5_000),
+    lifecycleSyncWaitMs: intFrom('LIFECYCLE_SYNC_WAIT_MS', 10_000),
     whitelabelTokenTtlSeconds: Math.max(1, intFrom('WHITELABEL_TOKEN_TTL_SECONDS', 86_400)),
     reportLinkTtlSeconds: Math.max(1, intFrom('REPORT_LINK_TTL_SECONDS', 900)),
     reportMaxRows: Math.max(1, intFrom('REPORT_MAX_ROWS', 1_000_000)),

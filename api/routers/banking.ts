@@ -24,7 +24,7 @@ import { isUuid } from '../../domain/codecs/common';
 import { openString, sealString, type Keyring } from '../../domain/crypto';
 import { ApiError, FieldError } from '../../domain/errors';
 import type { AppDeps } from '../context';
-import { lifecycleWorkflowId, startAndAwaitRecord } from '../lifecycle';
+import { lifecycleWorkflowId, startLifecycle } from '../lifecycle';
 import type { RouteTable } from '../routes';
 
 const TAG = 'Banking connectivity';
@@ -228,7 +228,7 @@ export function registerBankingRoutes(routes: RouteTable, deps: AppDeps): void {
       };
       // One workflow per idempotency key: even a request that outlived its key's lock joins
       // the first transfer instead of creating a second one.
-      const stored = await startAndAwaitRecord<BankingTransferRecord>(deps, {
+      const stored = await startLifecycle<BankingTransferRecord>(deps, {
         workflowType: 'bankingTransferWorkflow',
         workflowId: lifecycleWorkflowId(ctx, 'banking-transfer', id),
         args: [{ transfer: record }],

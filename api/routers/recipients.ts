@@ -16,7 +16,7 @@ import {
 } from '../../domain/recipients/codecs';
 import { onboardingAnsweredUpdate } from '../../workflows/onboarding';
 import type { AppDeps } from '../context';
-import { startLifecycle } from '../lifecycle-start';
+import { startLifecycle } from '../lifecycle';
 import { pinnedConnections } from '../provider-connections';
 import type { RouteTable } from '../routes';
 

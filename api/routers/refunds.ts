@@ -20,7 +20,7 @@ import {
 } from '../../domain/refunds/unreferenced';
 import { refundCreatedUpdate } from '../../workflows/unreferenced-refund';
 import type { AppContext, AppDeps } from '../context';
-import { startLifecycle } from '../lifecycle-start';
+import { startLifecycle } from '../lifecycle';
 import { pinnedConnections } from '../provider-connections';
 import type { RouteTable } from '../routes';
 

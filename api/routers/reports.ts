@@ -12,7 +12,7 @@ import { Report, ReportCreateRequest, ReportDownload } from '../../domain/codecs
 import { ApiError } from '../../domain/errors';
 import { checkDownloadLink, MAX_REPORT_RANGE_DAYS, signedDownloadQuery } from '../../domain/reports';
 import type { AppContext, AppDeps } from '../context';
-import { lifecycleWorkflowId, startAndAwaitRecord } from '../lifecycle';
+import { lifecycleWorkflowId, startLifecycle } from '../lifecycle';
 import type { RouteTable } from '../routes';
 
 const TAG = 'Reports';
@@ -91,7 +91,7 @@ export function registerReportRoutes(routes: RouteTable, deps: AppDeps): void {
         created_at: now,
         updated_at: now,
       };
-      const stored = await startAndAwaitRecord<ReportRecord>(deps, {
+      const stored = await startLifecycle<ReportRecord>(deps, {
         workflowType: 'reportWorkflow',
         workflowId: lifecycleWorkflowId(ctx, 'report', id),
         args: [{ report: record }],

@@ -22,7 +22,7 @@ import {
   cancelSubscriptionUpdate, pauseSubscriptionUpdate, resumeSubscriptionUpdate, SUBSCRIPTION_INVALID_TRANSITION, subscriptionAnsweredUpdate, subscriptionMetadataUpdate,
 } from '../../workflows/subscription';
 import type { AppDeps } from '../context';
-import { startLifecycle } from '../lifecycle-start';
+import { startLifecycle } from '../lifecycle';
 import type { RouteTable } from '../routes';
 
 const ID_PARAM = { name: 'subscription_id', description: 'id returned at creation', schema: { type: 'string', format: 'uuid' } };

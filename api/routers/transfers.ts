@@ -16,7 +16,7 @@ import type { OnboardingRecord } from '../../domain/recipients/codecs';
 import { BalanceList, BalanceTopUpRequest, renderTransfer, SplitTransfer, SplitTransferRequest, TransferRecord } from '../../domain/transfers/split';
 import { transferAnsweredUpdate } from '../../workflows/split-transfer';
 import type { AppDeps } from '../context';
-import { startLifecycle } from '../lifecycle-start';
+import { startLifecycle } from '../lifecycle';
 import { pinnedConnections } from '../provider-connections';
 import type { RouteTable } from '../routes';
 import { findRecipient } from './recipients';
