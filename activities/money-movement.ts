@@ -10,7 +10,7 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import { baseUrlFor } from './providers';
-import { ConnectionTarget, ProviderHttpRequest, ProviderResult, send } from './providers/connector';
+import { ProviderHttpRequest, ProviderResult, send, targetOf, withHeartbeat } from './providers/connector';
 import { CreditDestination, moneyMovementConnectorFor } from './providers/money-movement';
 import { openDestination } from './repositories/payout-destinations';
 import { RecordCollection, saveVersioned, VersionedRecord } from './repositories/records';
@@ -20,7 +20,6 @@ import { fullYear } from '../domain/payments/cards';
 import { compareAmounts, toMinor } from '../domain/money';
 import { appendEntry, LedgerEntryKind } from './repositories/ledger';
 
-export const target = (c: RoutedConnection): ConnectionTarget => ({ connectionId: c.connectionId, providerId: c.providerId, merchantId: c.merchantId });
 
 export interface CreditInput {
   refundId: string;
@@ -35,14 +34,6 @@ export interface CreditInput {
   reference: string;
 }
 
-async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
-  const timer = setInterval(() => Context.current().heartbeat(), 1_000);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 export interface OnboardAtProviderInput {
   onboardingId: string;
@@ -93,7 +84,7 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
         destination = stored;
       }
       const connector = moneyMovementConnectorFor(input.connection.providerId);
-      return call(input.connection, connector.buildCredit(target(input.connection), {
+      return call(input.connection, connector.buildCredit(targetOf(input.connection), {
         idempotencyKey: `${input.refundId}:credit:${input.attempt}`,
         reference: input.reference,
         amount: input.amount,
@@ -124,7 +115,7 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
     /** Registers (or links) a recipient at the provider; the answer decides the onboarding status. */
     async onboardAtProvider(input: OnboardAtProviderInput): Promise<OnboardAtProviderResult> {
       const connector = moneyMovementConnectorFor(input.connection.providerId);
-      const result = await call(input.connection, connector.buildRecipientOnboarding(target(input.connection), {
+      const result = await call(input.connection, connector.buildRecipientOnboarding(targetOf(input.connection), {
         idempotencyKey: `${input.onboardingId}:onboarding`,
         reference: input.onboardingId,
         existingRecipientId: input.existingRecipientId,
@@ -159,7 +150,7 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
 
     async transferAtProvider(input: { transferId: string; connection: RoutedConnection; providerRecipientId: string; amount: number; currency: string; description: string }): Promise<ProviderResult> {
       const connector = moneyMovementConnectorFor(input.connection.providerId);
-      const result = await call(input.connection, connector.buildTransfer(target(input.connection), {
+      const result = await call(input.connection, connector.buildTransfer(targetOf(input.connection), {
         idempotencyKey: `${input.transferId}:transfer`, reference: input.transferId, providerRecipientId: input.providerRecipientId, amount: input.amount, currency: input.currency, description: input.description,
       }));
       if (result.category === 'PROVIDER_ERROR' || result.category === 'TIMEOUT') throw new Error(`provider error: ${result.responseMessage}`); // retried with the same key

@@ -6,10 +6,9 @@
  * number (never random), so an activity retried after a timeout or a worker crash is
  * answered by the provider with the first result instead of charging again.
  */
-import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import { baseUrlFor, connectorFor } from './providers';
-import { ConnectionTarget, ProviderResult, ProviderTimeout, send } from './providers/connector';
+import { ProviderResult, ProviderTimeout, send, targetOf, withHeartbeat } from './providers/connector';
 import { savePaymentRecord } from './repositories/payments';
 import { resolveRoute, RoutedConnection } from './repositories/routing';
 import { findVaultCard, forgetSecurityCode, openPan, readSecurityCode } from './repositories/vault';
@@ -52,7 +51,6 @@ export interface DomainEventInput {
   payload: Record<string, unknown>;
 }
 
-const target = (c: RoutedConnection): ConnectionTarget => ({ connectionId: c.connectionId, providerId: c.providerId, merchantId: c.merchantId });
 
 function failureResult(category: 'TIMEOUT' | 'PROVIDER_ERROR', message: string, rawResponse: unknown): ProviderResult {
   return {
@@ -69,15 +67,6 @@ function failureResult(category: 'TIMEOUT' | 'PROVIDER_ERROR', message: string, 
   };
 }
 
-/** Heartbeats while `work` runs, so a dead worker's attempt is retried within seconds. */
-async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
-  const timer = setInterval(() => Context.current().heartbeat(), 1_000);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 export function createPaymentActivities(deps: ActivityDeps) {
   const { db, keyring, config } = deps;
@@ -102,7 +91,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
       const connector = connectorFor(input.connection.providerId);
       const baseUrl = baseUrlFor(input.connection.providerId, config);
       const idempotencyKey = `${input.paymentId}:attempt:${input.attempt}`;
-      const request = connector.buildAuthorization(target(input.connection), {
+      const request = connector.buildAuthorization(targetOf(input.connection), {
         idempotencyKey,
         reference: input.reference,
         amount: input.amount,
@@ -124,7 +113,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
           return connector.mapResponse(response.status, response.body);
         } catch (error) {
           if (error instanceof ProviderTimeout) {
-            const reversal = await send(baseUrl, connector.buildReversal(target(input.connection), idempotencyKey), config.providerTimeoutMs).catch((e) => ({ status: 0, body: { error: String(e) } }));
+            const reversal = await send(baseUrl, connector.buildReversal(targetOf(input.connection), idempotencyKey), config.providerTimeoutMs).catch((e) => ({ status: 0, body: { error: String(e) } }));
             return failureResult('TIMEOUT', `no answer within ${config.providerTimeoutMs} ms; attempt reversed`, { reversal: reversal.body });
           }
           // Connection refused / reset before an answer: nothing was authorized on our side of the wire.
@@ -135,7 +124,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
 
     async providerFollowUp(input: FollowUpInput): Promise<ProviderResult> {
       const connector = connectorFor(input.connection.providerId);
-      const request = connector.buildFollowUp(target(input.connection), input.kind, {
+      const request = connector.buildFollowUp(targetOf(input.connection), input.kind, {
         idempotencyKey: input.idempotencyKey,
         providerTransactionId: input.providerTransactionId,
         amount: input.amount,

@@ -3,6 +3,7 @@
  * provider's API calls and maps the answers back; the payment activities do the rest
  * (timeouts, reversal, failover, storage) the same way for every provider.
  */
+import { Context } from '@temporalio/activity';
 import type { TransactionCategory } from '../../domain/payments/states';
 
 /** One configured connection (account + provider + the provider's merchant id). */
@@ -102,5 +103,20 @@ export async function send(baseUrl: string, request: ProviderHttpRequest, timeou
     throw error;
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** Where a routed connection sends a request. */
+export function targetOf(connection: { connectionId: string; providerId: string; merchantId: string }): ConnectionTarget {
+  return { connectionId: connection.connectionId, providerId: connection.providerId, merchantId: connection.merchantId };
+}
+
+/** Heartbeats while `work` runs, so a dead worker's provider call is retried within seconds. */
+export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => Context.current().heartbeat(), 1_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
   }
 }

@@ -7,7 +7,7 @@ import { findOwnedAccount } from '../../activities/repositories/merchants';
 import { CustomerDoc, CustomerSessionDoc, findCustomer, findPaymentMethod, findSession, renderPaymentMethod, EnrollInput } from '../../activities/repositories/customers';
 import { createCardToken } from '../../activities/repositories/card-tokens';
 import { vaultCard } from '../../activities/repositories/vault';
-import { boundedString, struct, Timestamp, Uuid } from '../../domain/codecs/common';
+import { struct, Timestamp, Uuid } from '../../domain/codecs/common';
 import * as t from 'io-ts';
 import { newId } from '../../domain/credentials';
 import { ApiError } from '../../domain/errors';
