@@ -111,6 +111,7 @@ async function main() {
     'Switchyard is running.',
     `  API              ${apiUrl}/v1`,
     `  API docs         ${apiUrl}/docs`,
+    `  Dry-run dashboard ${apiUrl}/dashboard/dry-run`,
     `  OpenAPI          ${apiUrl}/v1/openapi.json`,
     `  Readiness        ${apiUrl}/readyz`,
     `  Temporal UI      ${temporalUi || '(external cluster: see your Temporal UI)'}`,
