@@ -2,7 +2,6 @@
  * Payments: creation (a payment workflow answering with its first outcome), retrieval,
  * and capture / cancel / refund (updates on the payment's workflow).
  */
-import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import * as t from 'io-ts';
@@ -14,6 +13,7 @@ import { consumeCardToken } from '../../activities/repositories/card-tokens';
 import { TEST_CARDS_DOC } from '../../activities/sandbox-gateway/test-cards';
 import { DecimalAmount, maxString, struct, annotate, PositiveDecimalAmount } from '../../domain/codecs/common';
 import { newId } from '../../domain/credentials';
+import { uuidFromKey } from '../../domain/ids';
 import { ApiError } from '../../domain/errors';
 import { isInlineCard, normalizePaymentCreate, Payment, PaymentCreateRequest, paymentCreateProblems, PaymentList } from '../../domain/payments/codecs';
 import { CustomerPayerRecord, newPaymentRecord, PaymentRecord, renderPayment, sanitizePaymentRequest, CardSummary } from '../../domain/payments/record';
@@ -31,9 +31,7 @@ export const paymentWorkflowId = (paymentId: string) => `payment-${paymentId}`;
 
 /** A payment created with an idempotency key gets an id derived from it, so even a retry after a lost lock lands on the same workflow. */
 function paymentIdFor(organizationCode: string, idempotencyKey: string | undefined): string {
-  if (!idempotencyKey) return newId();
-  const h = createHash('sha256').update(`payment:${organizationCode}:${idempotencyKey}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return idempotencyKey ? uuidFromKey('payment', organizationCode, idempotencyKey) : newId();
 }
 
 const NO_PAYER: CustomerPayerRecord = {

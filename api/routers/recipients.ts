@@ -10,7 +10,7 @@ import { findOwnedAccount } from '../../activities/repositories/merchants';
 import { findOwnedRecord } from '../../activities/repositories/records';
 import { newId } from '../../domain/credentials';
 import { ApiError } from '../../domain/errors';
-import { uuidFromKey } from '../../domain/money-movement/ids';
+import { uuidFromKey } from '../../domain/ids';
 import {
   bankWithdrawalOf, Onboarding, OnboardingCreateRequest, onboardingProblems, OnboardingRecord, Recipient, RecipientCreateRequest, recipientProblems, RecipientRecord, renderOnboarding, renderRecipient,
 } from '../../domain/recipients/codecs';

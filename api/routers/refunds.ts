@@ -13,7 +13,7 @@ import { findVaultCard, summaryOf, vaultCard } from '../../activities/repositori
 import { keyedHash } from '../../domain/crypto';
 import { ApiError } from '../../domain/errors';
 import { bankRailOf, supportsCredit } from '../../domain/money-movement/common';
-import { uuidFromKey } from '../../domain/money-movement/ids';
+import { uuidFromKey } from '../../domain/ids';
 import type { CardSummary } from '../../domain/payments/record';
 import {
   bankSummaryOf, creditMethodOf, creditRailOf, RefundPayerSummary, RefundRecord, renderRefund, UnreferencedRefund, UnreferencedRefundRequest, unreferencedRefundProblems,

@@ -14,7 +14,7 @@ import { findVaultCard, summaryOf } from '../../activities/repositories/vault';
 import { newId } from '../../domain/credentials';
 import { ApiError } from '../../domain/errors';
 import { mergeMetadata } from '../../domain/money-movement/common';
-import { uuidFromKey } from '../../domain/money-movement/ids';
+import { uuidFromKey } from '../../domain/ids';
 import {
   chargeAt, renderSubscription, Subscription, SubscriptionCreateRequest, SubscriptionMetadataUpdate, subscriptionProblems, SubscriptionRecord,
 } from '../../domain/subscriptions/subscription';

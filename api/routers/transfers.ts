@@ -11,7 +11,7 @@ import { appendEntry, balancesOf, latestEntry } from '../../activities/repositor
 import { findOwnedRecord } from '../../activities/repositories/records';
 import { ApiError } from '../../domain/errors';
 import { fromMinor, toMinor } from '../../domain/money';
-import { uuidFromKey } from '../../domain/money-movement/ids';
+import { uuidFromKey } from '../../domain/ids';
 import type { OnboardingRecord } from '../../domain/recipients/codecs';
 import { BalanceList, BalanceTopUpRequest, renderTransfer, SplitTransfer, SplitTransferRequest, TransferRecord } from '../../domain/transfers/split';
 import { transferAnsweredUpdate } from '../../workflows/split-transfer';
