@@ -5,9 +5,13 @@
  *   create-merchant --name NAME   prints {organization_code, account_id, public_api_key, private_secret_key}
  *   sandbox-merchant --file PATH  the development stack's merchant: created once, its
  *                                 credentials kept in PATH (mode 600) so each start can print them
+ *   reseal-vault                  after adding a new first key to SWITCHYARD_MASTER_KEYS:
+ *                                 re-encrypts every vaulted card under it, prints {resealed, active_key_id}
  */
 import fs from 'node:fs';
 import { createMerchant } from '../activities/repositories/merchants';
+import { resealVault } from '../activities/repositories/vault';
+import { loadKeyring } from '../activities/runtime/keys';
 import { loadConfig } from '../activities/runtime/config';
 import { connectMongo, ensureIndexes } from '../activities/runtime/mongo';
 import type { IssuedCredentials } from '../domain/credentials';
@@ -21,6 +25,17 @@ function option(args: string[], name: string): string | undefined {
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   const config = loadConfig();
+  if (command === 'reseal-vault') {
+    const keyring = loadKeyring(config.dataDir);
+    const mongo = await connectMongo(config.mongodbUri, config.mongodbDb);
+    try {
+      const resealed = await resealVault(mongo.db, keyring);
+      process.stdout.write(`${JSON.stringify({ resealed, active_key_id: keyring.activeKeyId })}\n`);
+      return 0;
+    } finally {
+      await mongo.client.close();
+    }
+  }
   if (command === 'create-merchant' || command === 'sandbox-merchant') {
     const mongo = await connectMongo(config.mongodbUri, config.mongodbDb);
     try {
@@ -53,7 +68,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function usage(problem: string): number {
-  process.stderr.write(`${problem}\nusage: npm run --silent admin -- create-merchant --name NAME\n`);
+  process.stderr.write(`${problem}\nusage: npm run --silent admin -- create-merchant --name NAME | reseal-vault\n`);
   return 2;
 }
 
