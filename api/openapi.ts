@@ -139,7 +139,7 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
           : spec.auth === 'pair-or-bearer'
             ? [{ PublicApiKey: [], PrivateSecretKey: [] }, { WhitelabelBearer: [] }]
           : spec.auth === 'custom'
-            ? undefined
+            ? [{ CodecBearer: [] }, {}]
             : [];
     paths[path] ??= {};
     paths[path][spec.method.toLowerCase()] = {
@@ -168,6 +168,7 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
     info: {
       title: 'Switchyard payment orchestration API',
       version: '1.0.0',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       description:
         'REST/JSON API of Switchyard. Authenticate with the public API key and private secret key headers ' +
         '(names are case-insensitive; campaigns also accept X-Public-Api-Key / X-Private-Secret-Key). ' +
@@ -178,6 +179,7 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
       securitySchemes: {
         PublicApiKey: { type: 'apiKey', in: 'header', name: 'public-api-key' },
         PrivateSecretKey: { type: 'apiKey', in: 'header', name: 'private-secret-key' },
+        CodecBearer: { type: 'http', scheme: 'bearer', description: 'CODEC_AUTH_TOKEN; without one configured, only loopback callers are served' },
         WhitelabelBearer: {
           type: 'http',
           scheme: 'bearer',

@@ -80,8 +80,11 @@ function walk(codec: Tagged, registry: SchemaRegistry): JsonSchema {
       return merge(mergeObjects(members), extra);
     }
     case 'UnionType': {
-      const members = (codec as unknown as t.UnionC<[t.Mixed, t.Mixed]>).types.map((m) => registry.schemaOf(m));
-      return merge({ anyOf: members }, extra);
+      // `undefined` members only make a property optional; JSON has no such value.
+      const types = (codec as unknown as t.UnionC<[t.Mixed, t.Mixed]>).types.filter((m) => !['UndefinedType', 'VoidType'].includes((m as Tagged)._tag ?? ''));
+      const members = types.map((m) => registry.schemaOf(m));
+      if (members.some((m) => Object.keys(m).length === 0)) return merge({}, extra); // one member accepts anything
+      return merge(members.length === 1 ? members[0] : { anyOf: members }, extra);
     }
     case 'RefinementType':
       return merge(registry.schemaOf((codec as unknown as t.RefinementC<t.Mixed>).type), extra);
