@@ -9,10 +9,11 @@
 import type { ActivityDeps } from './index';
 import { baseUrlFor, connectorFor } from './providers';
 import { ProviderResult, ProviderTimeout, send, targetOf, withHeartbeat } from './providers/connector';
+import { markPaymentMethodUsed } from './repositories/customers';
 import { savePaymentRecord } from './repositories/payments';
 import { resolveRoute, RoutedConnection } from './repositories/routing';
 import { findVaultCard, forgetSecurityCode, openPan, readSecurityCode } from './repositories/vault';
-import type { PaymentRecord } from '../domain/payments/record';
+import { authorizingTransaction, PaymentRecord } from '../domain/payments/record';
 import type { RoutingFacts } from '../domain/payments/routing';
 import { fullYear } from '../domain/payments/cards';
 
@@ -74,6 +75,9 @@ export function createPaymentActivities(deps: ActivityDeps) {
   return {
     async savePayment(record: PaymentRecord): Promise<void> {
       await savePaymentRecord(db, record);
+      // A payment approved with an enrolled method is that method's latest successful use.
+      const approved = record.payment_method.vaulted_token ? authorizingTransaction(record) : undefined;
+      if (approved) await markPaymentMethodUsed(db, record.organization_code, record.payment_method.vaulted_token, approved.created_at);
     },
 
     async routePayment(input: { accountId: string; facts: RoutingFacts }): Promise<RoutedConnection[] | null> {

@@ -1,3 +1,5 @@
+import { isoMinorDigits } from './iso-codes';
+
 /**
  * Money maths. Amounts travel as JSON numbers with up to 4 decimal places; every sum,
  * comparison and split is done on integers of 0.0001 units (bigint), never on floats.
@@ -25,13 +27,21 @@ function decimalPlaces(value: number): number {
   return (text.split('.')[1] ?? '').length;
 }
 
-/** Converts a validated decimal number to 0.0001 units without float arithmetic. */
+/**
+ * Converts a validated decimal number to 0.0001 units without float arithmetic: from the
+ * number's shortest round-trip text (what the client sent, for up to 15 significant digits),
+ * not from toFixed, which expands the binary value (9999999999999.99 -> "...9.9902").
+ */
 export function toMinor(value: number): MinorUnits {
   if (!isValidDecimal(value)) throw new RangeError(`not a decimal with at most 4 places: ${value}`);
-  const text = value.toFixed(4); // exact for values that have <= 4 decimals and fit a double
+  const text = String(value);
   const negative = text.startsWith('-');
-  const [whole, fraction] = text.replace('-', '').split('.');
-  const units = BigInt(whole) * MINOR_UNITS_PER_MAJOR + BigInt(fraction.padEnd(4, '0'));
+  const [mantissa, exponentText] = text.replace('-', '').toLowerCase().split('e');
+  const [whole, fraction = ''] = mantissa.split('.');
+  // digits * 10^(exponent - fraction length) in 0.0001 units: shift by 4 more places.
+  const shift = Number(exponentText ?? 0) - fraction.length + 4;
+  const digits = BigInt(whole + fraction);
+  const units = shift >= 0 ? digits * 10n ** BigInt(shift) : digits / 10n ** BigInt(-shift); // exact: isValidDecimal
   return negative ? -units : units;
 }
 
@@ -57,15 +67,37 @@ export function compareAmounts(a: number, b: number): -1 | 0 | 1 {
   return d < 0n ? -1 : d > 0n ? 1 : 0;
 }
 
-/** ISO 4217 exponent (number of minor-unit digits a currency uses at providers). */
-const CURRENCY_EXPONENTS: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0,
-  VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-};
-
+/**
+ * ISO 4217 exponent (number of minor-unit digits a currency uses at providers), from the
+ * currency-codes package (domain/iso-codes); 2 for a code it does not know.
+ */
 export function currencyExponent(currency: string): number {
-  return CURRENCY_EXPONENTS[currency.toUpperCase()] ?? 2;
+  return isoMinorDigits(currency.toUpperCase()) ?? 2;
+}
+
+/**
+ * The largest amount accepted in any currency is 10^15 - 1 of its minor units
+ * (9,999,999,999,999.99 USD, 999,999,999,999,999 JPY, 999,999,999,999.999 KWD): 15
+ * significant digits, the most a JSON number (an IEEE double) always carries exactly.
+ */
+export const MAX_AMOUNT_MINOR_UNITS = 10n ** 15n - 1n;
+
+/** The largest amount accepted in `currency`, as a JSON number. */
+export function maxAmount(currency: string): number {
+  return fromCurrencyMinor(MAX_AMOUNT_MINOR_UNITS, currency);
+}
+
+/**
+ * Why `value` cannot be an amount in `currency` (more decimals than the currency's ISO 4217
+ * minor unit, or above the maximum), or null when it can.
+ */
+export function currencyAmountProblem(value: number, currency: string): string | null {
+  const exponent = currencyExponent(currency);
+  if (!isValidDecimal(value) || toCurrencyMinor(value, currency) === null) {
+    return exponent === 0 ? `must be a whole number for ${currency} (it has no minor unit)` : `must have at most ${exponent} decimal places for ${currency}`;
+  }
+  if (toMinor(value) > MAX_AMOUNT_MINOR_UNITS * 10n ** BigInt(4 - exponent)) return `must be at most ${maxAmount(currency)} ${currency}`;
+  return null;
 }
 
 /**

@@ -150,3 +150,14 @@ export function renderPaymentMethod(doc: PaymentMethodDoc): EnrolledPaymentMetho
   const { _id, organization_code: _o, customer_id: _c, card_id: _k, created_at, updated_at, ...rest } = doc;
   return { ...rest, id: _id, created_at: created_at.toISOString(), updated_at: updated_at.toISOString() };
 }
+
+/**
+ * Records a successful use of an enrolled method (a payment approved with its vaulted_token).
+ * Only moves last_successfully_used_at forward, so a late retried write never rolls it back.
+ */
+export async function markPaymentMethodUsed(db: Db, organizationCode: string, vaultedToken: string, at: string): Promise<void> {
+  await db.collection<PaymentMethodDoc>('payment_methods').updateOne(
+    { _id: vaultedToken, organization_code: organizationCode, $or: [{ last_successfully_used_at: null }, { last_successfully_used_at: { $lt: at } }] },
+    { $set: { last_successfully_used: true, last_successfully_used_at: at, updated_at: new Date() } },
+  );
+}

@@ -11,6 +11,7 @@ import { struct, Timestamp, Uuid } from '../../domain/codecs/common';
 import * as t from 'io-ts';
 import { newId } from '../../domain/credentials';
 import { ApiError } from '../../domain/errors';
+import { cardExpiryProblems } from '../../domain/payments/cards';
 import { Customer, CustomerCreate, CustomerSession, CustomerSessionCreate, EnrollablePaymentMethods, EnrollCardRequest, EnrolledPaymentMethod } from '../../domain/customers/codecs';
 import { CardDetailInput, InlineCard, missingInlineCardFields } from '../../domain/payments/codecs';
 import type { AppDeps } from '../context';
@@ -121,6 +122,8 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
     },
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
+      const expired = cardExpiryProblems('card', body.card.expiration_month, body.card.expiration_year, new Date());
+      if (expired.length) throw new ApiError('validation', expired.map((p) => p.message), { fieldErrors: expired });
       const session = await liveSession(organizationCode, ctx.params.customer_session);
       const { cardId } = await vaultCard(deps.db, deps.keyring, { organizationCode, accountId: session.account_id }, body.card as InlineCard);
       const input: EnrollInput = {
@@ -163,7 +166,9 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
     },
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
-      const missing = missingInlineCardFields(body.card, 'card');
+      const card = body.card;
+      const missing = missingInlineCardFields(card, 'card');
+      if (!missing.length && card.expiration_month !== undefined && card.expiration_year !== undefined) missing.push(...cardExpiryProblems('card', card.expiration_month, card.expiration_year, new Date()));
       if (missing.length) throw new ApiError('validation', missing.map((p) => p.message), { fieldErrors: missing });
       if (!(await findOwnedAccount(deps.db, organizationCode, body.account_id))) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });
       const { token, expiresAt, summary } = await createCardToken(deps.db, deps.keyring, { organizationCode, accountId: body.account_id }, body.card as InlineCard);

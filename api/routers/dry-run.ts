@@ -237,13 +237,25 @@ export async function handleDryRunPayment(ctx: AppContext, deps: AppDeps, body: 
   });
 }
 
+/**
+ * Reads the Dry-run header: absent or `false` routes for real, `true` (any letter case) is a
+ * dry run; anything else (`1`, `yes`, an empty value...) is a 400, never a guess, because
+ * guessing "not a dry run" moves real money. (Whitespace around a header value is not part of
+ * it in HTTP, so ` true ` arrives as `true`.)
+ */
 export function isDryRunRequest(ctx: AppContext): boolean {
-  return ctx.get('dry-run').trim().toLowerCase() === 'true';
+  const raw = ctx.headers['dry-run'];
+  if (raw === undefined) return false;
+  const value = (Array.isArray(raw) ? raw.join(',') : raw).toLowerCase();
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  const message = 'Dry-run header must be true or false';
+  throw new ApiError('validation', message, { fieldErrors: [{ field: 'Dry-run', code: 'INVALID', message }] });
 }
 
 export const DRY_RUN_HEADER = {
   name: 'Dry-run',
-  description: '`true`: validate with the same rules, store redacted and pair with the provider traffic registered under the same merchant_reference (POST /v1/dry-run/provider-events); never routed to a provider. The answer is the Payment with `dry_run: true`, status READY_TO_PAY / CREATED and `dry_run_pairing`.',
+  description: 'Exactly `true` or `false` (any letter case); any other value, empty included, answers 400 and nothing is routed. `true`: validate with the same rules, store redacted and pair with the provider traffic registered under the same merchant_reference (POST /v1/dry-run/provider-events); never routed to a provider. The answer is the Payment with `dry_run: true`, status READY_TO_PAY / CREATED and `dry_run_pairing`.',
   schema: { type: 'string', enum: ['true', 'false'] },
 };
 export { DryRunPayment };

@@ -11,7 +11,7 @@ import { customerPayerOf, findCustomer, findPaymentMethod } from '../../activiti
 import { findVaultCard, forgetSecurityCode, readSecurityCode, storeSecurityCode, summaryOf, vaultCard } from '../../activities/repositories/vault';
 import { consumeCardToken } from '../../activities/repositories/card-tokens';
 import { TEST_CARDS_DOC } from '../../activities/sandbox-gateway/test-cards';
-import { DecimalAmount, maxString, struct, annotate, PositiveDecimalAmount } from '../../domain/codecs/common';
+import { amountFieldProblems, AMOUNT_PRECISION_RULE, DecimalAmount, maxString, struct, annotate, PositiveDecimalAmount } from '../../domain/codecs/common';
 import { newId } from '../../domain/credentials';
 import { uuidFromKey } from '../../domain/ids';
 import { ApiError } from '../../domain/errors';
@@ -93,10 +93,10 @@ async function operate(deps: AppDeps, paymentId: string, update: typeof captureU
   }
 }
 
-const CaptureRequest = struct('CaptureRequest', {}, { amount: annotate(PositiveDecimalAmount, { description: 'defaults to the whole authorized amount' }), description: maxString(255) });
+const CaptureRequest = struct('CaptureRequest', {}, { amount: annotate(PositiveDecimalAmount, { description: `in the payment's currency, ${AMOUNT_PRECISION_RULE}; defaults to the whole authorized amount` }), description: maxString(255) });
 const CancelRequest = struct('CancelRequest', {}, { reason: maxString(255), description: maxString(255) });
 const RefundRequest = struct('RefundRequest', {}, {
-  amount: annotate(DecimalAmount, { description: 'greater than 0 and at most captured minus refunded; defaults to all of it' }),
+  amount: annotate(DecimalAmount, { description: `greater than 0 and at most captured minus refunded; in the payment's currency, ${AMOUNT_PRECISION_RULE}; defaults to all of it` }),
   reason: annotate(maxString(255), { description: 'e.g. REQUESTED_BY_CUSTOMER, DUPLICATE, FRAUDULENT' }),
   description: maxString(255),
 });
@@ -119,9 +119,10 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
     },
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
-      const problems = paymentCreateProblems(body);
+      const dryRun = isDryRunRequest(ctx); // a malformed Dry-run header is refused before anything else
+      const problems = paymentCreateProblems(body, new Date());
       if (problems.length) throw new ApiError('validation', problems.map((p) => p.message), { fieldErrors: problems });
-      if (isDryRunRequest(ctx)) return handleDryRunPayment(ctx, deps, body);
+      if (dryRun) return handleDryRunPayment(ctx, deps, body);
       const request = normalizePaymentCreate(body);
       const account = await findOwnedAccount(deps.db, organizationCode, request.account_id);
       if (!account) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });
@@ -230,6 +231,9 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
         const organizationCode = ctx.state.principal!.organizationCode;
         const existing = await findPayment(deps.db, organizationCode, ctx.params.payment_id);
         if (!existing) throw new ApiError('not_found', 'payment not found', { code: 'PAYMENT_NOT_FOUND' });
+        // The amount is in the payment's currency: its ISO 4217 minor unit and maximum apply.
+        const amountProblems = amountFieldProblems('amount', (decoded as { amount?: number }).amount, existing.amount.currency);
+        if (amountProblems.length) throw new ApiError('validation', amountProblems.map((p) => p.message), { fieldErrors: amountProblems });
         const key = ctx.get('x-idempotency-key');
         const record = await operate(deps, existing.id, update, { operationId: key || newId(), ...toRequest(decoded) });
         ctx.status = status;

@@ -7,7 +7,8 @@
  * AMOUNT_AND_CURRENCY"), [amount, ..., currency] for ONE_OF / NOT_ONE_OF / IN.
  */
 import type { FieldError } from '../errors';
-import { isValidDecimal, compareAmounts } from '../money';
+import { CurrencyCode } from '../codecs/common';
+import { isValidDecimal, compareAmounts, currencyAmountProblem } from '../money';
 import {
   Conditional,
   CONDITIONALS,
@@ -57,7 +58,6 @@ function comparedValueCount(conditional: Conditional): [number, number | null] {
   }
 }
 
-const CURRENCY = /^[A-Z]{3}$/;
 const BIN_PREFIX = /^\d{1,8}$/;
 const MAX_DAILY_LIMIT = 1000;
 
@@ -126,12 +126,19 @@ export function validateRule(input: RuleInput, field = ''): RuleValidation {
   const numeric = ruleType === 'AMOUNT' || withCurrency || isNumericConditional(conditional);
   compared.forEach((value, i) => {
     if (numeric && !isDecimalText(value)) fail(`values.${i}`, 'must be a number with at most 4 decimal places', 'INVALID_VALUE');
-    else if (ruleType === 'CURRENCY' && !CURRENCY.test(value)) fail(`values.${i}`, 'must be a 3-letter ISO 4217 currency code', 'INVALID_VALUE');
+    else if (ruleType === 'CURRENCY' && !CurrencyCode.is(value)) fail(`values.${i}`, 'must be an ISO 4217 currency code in upper case (e.g. USD)', 'INVALID_VALUE');
     else if (ruleType === 'CARD_BIN' && !BIN_PREFIX.test(value)) fail(`values.${i}`, 'must be 1 to 8 digits', 'INVALID_VALUE');
     else if (value.trim() === '') fail(`values.${i}`, 'must not be empty', 'INVALID_VALUE');
   });
-  if (withCurrency && !CURRENCY.test(values[values.length - 1])) {
-    fail(`values.${values.length - 1}`, 'must be the 3-letter ISO 4217 currency code (last value of AMOUNT_AND_CURRENCY)', 'INVALID_VALUE');
+  const currency = values[values.length - 1];
+  if (withCurrency && !CurrencyCode.is(currency)) {
+    fail(`values.${values.length - 1}`, 'must be an ISO 4217 currency code in upper case (last value of AMOUNT_AND_CURRENCY)', 'INVALID_VALUE');
+  } else if (withCurrency && errors.length === 0) {
+    // The compared amounts are amounts of that currency: its minor unit and maximum apply.
+    compared.forEach((value, i) => {
+      const problem = currencyAmountProblem(Math.abs(Number(value)), currency);
+      if (problem) fail(`values.${i}`, problem, 'INVALID_VALUE');
+    });
   }
   if (conditional === 'BETWEEN' && errors.length === 0 && compareAmounts(Number(compared[0]), Number(compared[1])) > 0) {
     fail('values', 'BETWEEN needs min <= max', 'INVALID_RANGE');

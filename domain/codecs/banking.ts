@@ -3,7 +3,7 @@
  */
 import * as t from 'io-ts';
 import { BANKING_REGIONS, BANKING_TRANSFER_STATUSES, PAYMENT_RAILS } from '../banking';
-import { annotate, boundedString, CurrencyCode, enumOf, nullable, PositiveDecimalAmount, refined, struct, Timestamp, Uuid } from './common';
+import { annotate, boundedString, currencyAmount, CurrencyCode, enumOf, nullable, PositiveDecimalAmount, refined, struct, Timestamp, Uuid } from './common';
 
 const pattern = (name: string, regex: RegExp, message: string) => refined(name, t.string, (s) => regex.test(s), message, { type: 'string', pattern: regex.source });
 
@@ -73,7 +73,7 @@ export const BankingTransferRequest = struct(
     account_id: annotate(Uuid, { description: 'your Switchyard account' }),
     source_account_id: annotate(boundedString(1, 64), { description: 'banking account the money leaves (id from POST /v1/banking/accounts)' }),
     direction: annotate(enumOf('BankingTransferDirection', ['OUTGOING']), { description: 'OUTGOING is the only value' }),
-    amount: struct('BankingAmount', { value: PositiveDecimalAmount, currency: annotate(CurrencyCode, { description: 'must equal the source account currency' }) }, {}),
+    amount: currencyAmount('BankingAmount', PositiveDecimalAmount, annotate(CurrencyCode, { description: 'must equal the source account currency' })),
     payment_rail: PaymentRail,
   },
   {

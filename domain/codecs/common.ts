@@ -7,7 +7,9 @@
  * with the validation.
  */
 import * as t from 'io-ts';
-import { isValidDecimal } from '../money';
+import type { FieldError } from '../errors';
+import { isIsoCountry, isIsoCurrency } from '../iso-codes';
+import { currencyAmountProblem, isValidDecimal } from '../money';
 
 /** Extra JSON-schema keywords carried by a codec (see json-schema.ts). */
 export interface SchemaAnnotated {
@@ -87,20 +89,22 @@ export function isUuid(s: string): boolean {
   return UUID_PATTERN.test(s);
 }
 
-/** ISO 3166-1 alpha-2, upper case. */
-export const CountryCode = refined('CountryCode', stringType, (s) => /^[A-Z]{2}$/.test(s), 'must be a 2-letter ISO 3166-1 country code', {
+/** ISO 3166-1 alpha-2, upper case, officially assigned (list from i18n-iso-countries). */
+export const CountryCode = refined('CountryCode', stringType, isIsoCountry, 'must be an ISO 3166-1 alpha-2 country code in upper case (e.g. US, BR)', {
   type: 'string',
   pattern: '^[A-Z]{2}$',
   minLength: 2,
   maxLength: 2,
+  description: 'ISO 3166-1 alpha-2, upper case; codes not assigned by ISO (ZZ, XX...) are refused',
 });
 
-/** ISO 4217 alphabetic, upper case. */
-export const CurrencyCode = refined('CurrencyCode', stringType, (s) => /^[A-Z]{3}$/.test(s), 'must be a 3-letter ISO 4217 currency code', {
+/** ISO 4217 alphabetic currency code, upper case (list from currency-codes; no metals or test codes). */
+export const CurrencyCode = refined('CurrencyCode', stringType, isIsoCurrency, 'must be an ISO 4217 currency code in upper case (e.g. USD, BRL)', {
   type: 'string',
   pattern: '^[A-Z]{3}$',
   minLength: 3,
   maxLength: 3,
+  description: 'ISO 4217 alphabetic, upper case; unknown codes, precious metals, XTS and XXX are refused',
 });
 
 /** A JSON number with at most 4 decimal places (money is computed in 0.0001 minor units). */
@@ -124,6 +128,44 @@ export const PositiveDecimalAmount = refined(
   'must be greater than 0',
   { type: 'number', multipleOf: 0.0001, exclusiveMinimum: 0 },
 );
+
+/** The precision and maximum rule every money amount follows, for the OpenAPI descriptions. */
+export const AMOUNT_PRECISION_RULE =
+  'at most as many decimal places as the currency\'s ISO 4217 minor unit (USD 2, JPY 0, KWD 3, CLF 4) and at most 10^15 - 1 minor units ' +
+  '(9999999999999.99 USD, 999999999999999 JPY); anything else answers 400 with the field path';
+
+/**
+ * A money amount {value, currency}: besides each field's own codec, the value must fit the
+ * currency (ISO 4217 minor unit, documented maximum). The failure names `value`, so the
+ * client reads e.g. `amount.value must have at most 2 decimal places for USD`.
+ */
+export function currencyAmount<V extends t.Type<number, number, unknown>>(name: string, value: V, currency: t.Type<string, string, unknown> = CurrencyCode) {
+  const base = struct(name, { value, currency }, {});
+  type A = t.TypeOf<typeof base>;
+  const codec = new t.Type<A, A, unknown>(
+    name,
+    (u): u is A => base.is(u) && currencyAmountProblem(u.value, u.currency) === null,
+    (u, c) => {
+      const decoded = base.validate(u, c);
+      if (decoded._tag === 'Left') return decoded;
+      const problem = currencyAmountProblem(decoded.right.value, decoded.right.currency);
+      if (problem === null) return decoded;
+      return t.failure(decoded.right.value, [...c, { key: 'value', type: value, actual: decoded.right.value }], problem);
+    },
+    (a) => base.encode(a),
+  );
+  return Object.assign(codec, { jsonSchema: { description: `value: ${AMOUNT_PRECISION_RULE}` }, refinedFrom: base });
+}
+
+/**
+ * Checks an amount given without its currency (a capture or refund of a payment, a tax) against
+ * the currency it belongs to; the problem is reported on `field`.
+ */
+export function amountFieldProblems(field: string, value: number | undefined | null, currency: string): FieldError[] {
+  if (value === undefined || value === null) return [];
+  const problem = currencyAmountProblem(value, currency);
+  return problem ? [{ field, code: 'INVALID', message: `${field} ${problem}` }] : [];
+}
 
 export function intRange(min: number, max: number, name = `integer(${min}..${max})`) {
   return refined(

@@ -12,7 +12,7 @@ import { currencyExponent } from '../money';
 import { brandOf } from '../payments/cards';
 import type { StoredEvent } from './decode';
 import { parseStoredBody } from './decode';
-import { countryAlpha2, countryAlpha3 } from './iso';
+import { countryAlpha2, countryAlpha3 } from '../iso-codes';
 import { Concept, FieldType, Leg, MappingProfile, ProfileField, SERVICE_METADATA_PATH, SERVICE_PATHS } from './profiles';
 import { PAN_PLACEHOLDER } from './redact';
 

@@ -2,6 +2,7 @@
  * Card facts derived from the PAN without any lookup: brand by IIN range, and the parts
  * that may be shown (IIN, last four digits). The PAN itself never leaves the vault.
  */
+import type { FieldError } from '../errors';
 import type { CardBrand } from './codecs';
 
 const BRAND_RANGES: Array<[CardBrand, RegExp]> = [
@@ -40,4 +41,18 @@ export function fullYear(year: number): number {
 /** Expiration year as two digits, the shape the spec observes on enrolled methods. */
 export function twoDigitYear(year: number): number {
   return year % 100;
+}
+
+/** True once the expiration month is over: a card is valid through its last day (UTC). */
+export function cardExpired(month: number, year: number, now: Date): boolean {
+  const full = fullYear(year);
+  const currentYear = now.getUTCFullYear();
+  return full < currentYear || (full === currentYear && month < now.getUTCMonth() + 1);
+}
+
+/** The expiry problem of a card at `prefix` (e.g. payment_method.detail.card), or none. */
+export function cardExpiryProblems(prefix: string, month: number, year: number, now: Date): FieldError[] {
+  if (!cardExpired(month, year, now)) return [];
+  const field = fullYear(year) < now.getUTCFullYear() ? `${prefix}.expiration_year` : `${prefix}.expiration_month`;
+  return [{ field, code: 'CARD_EXPIRED', message: `${field}: the card expired at the end of ${String(month).padStart(2, '0')}/${fullYear(year)}` }];
 }

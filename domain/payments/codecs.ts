@@ -11,7 +11,9 @@ import {
   annotate,
   boundedArray,
   boundedString,
+  amountFieldProblems,
   CountryCode,
+  currencyAmount,
   CurrencyCode,
   DateOnly,
   DecimalAmount,
@@ -28,6 +30,7 @@ import {
   Uuid,
 } from '../codecs/common';
 import type { FieldError } from '../errors';
+import { cardExpiryProblems } from './cards';
 import {
   PAYMENT_STATUSES,
   PAYMENT_SUB_STATUSES,
@@ -217,7 +220,7 @@ export const PaymentMethodInput = struct(
   },
 );
 
-export const AmountInput = struct('Amount', { currency: CurrencyCode, value: PositiveDecimalAmount }, {});
+export const AmountInput = currencyAmount('Amount', PositiveDecimalAmount);
 
 export const TaxInput = struct('Tax', { type: enumOf('TaxType', TAX_TYPES), value: DecimalAmount }, {
   tax_base: DecimalAmount,
@@ -227,7 +230,7 @@ export const TaxInput = struct('Tax', { type: enumOf('TaxType', TAX_TYPES), valu
 /** One share of a marketplace payment: who receives how much, and who pays the fees. */
 export const SplitInput = struct(
   'Split',
-  { recipient_id: boundedString(1, 255), amount: struct('SplitAmount', { currency: CurrencyCode, value: PositiveDecimalAmount }, {}) },
+  { recipient_id: boundedString(1, 255), amount: currencyAmount('SplitAmount', PositiveDecimalAmount) },
   { type: enumOf('SplitType', ['PURCHASE', 'COMMISSION', 'FEE']), merchant_reference: nullable(boundedString(3, 255)), liable_for_chargebacks: t.boolean },
 );
 
@@ -299,7 +302,7 @@ export function missingInlineCardFields(card: CardDetailInput | undefined, prefi
  * Rules across fields that a codec cannot express. Returns one FieldError per problem
  * (empty when the request is consistent).
  */
-export function paymentCreateProblems(request: PaymentCreateRequest): FieldError[] {
+export function paymentCreateProblems(request: PaymentCreateRequest, now: Date): FieldError[] {
   const problems: FieldError[] = [];
   const method = request.payment_method;
   const card = method.detail?.card;
@@ -325,7 +328,12 @@ export function paymentCreateProblems(request: PaymentCreateRequest): FieldError
   const year = card?.expiration_year;
   if (year !== undefined && year >= 100 && year < 2000) {
     problems.push({ field: 'payment_method.detail.card.expiration_year', code: 'INVALID', message: 'payment_method.detail.card.expiration_year must be two or four digits' });
+  } else if (year !== undefined && card?.expiration_month !== undefined) {
+    problems.push(...cardExpiryProblems('payment_method.detail.card', card.expiration_month, year, now));
   }
+  (request.taxes ?? []).forEach((tax, i) => {
+    for (const key of ['value', 'tax_base'] as const) problems.push(...amountFieldProblems(`taxes.${i}.${key}`, tax[key], request.amount.currency));
+  });
   (request.split ?? []).forEach((share, i) => {
     if (share.amount.currency !== request.amount.currency) {
       problems.push({ field: `split.${i}.amount.currency`, code: 'INVALID', message: `split.${i}.amount.currency must equal amount.currency` });

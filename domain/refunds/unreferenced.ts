@@ -15,7 +15,7 @@
  */
 import * as t from 'io-ts';
 import {
-  annotate, boundedString, CountryCode, CurrencyCode, DecimalAmount, enumOf, intRange, maxString, metadataList, nullable, struct, Uuid,
+  annotate, boundedString, CountryCode, currencyAmount, DecimalAmount, enumOf, intRange, maxString, metadataList, nullable, struct, Uuid,
 } from '../codecs/common';
 import type { FieldError } from '../errors';
 import { CARD_BRANDS, CARD_TYPES, CardNumber, customerPayerFields, Document, ExpirationYear, SecurityCode, StoredCredentials } from '../payments/codecs';
@@ -87,7 +87,7 @@ export const UnreferencedRefundRequest = struct(
     merchant_order_id: boundedString(3, 255),
     description: annotate(boundedString(3, 255), { description: 'appears on dashboards and statements' }),
     country: annotate(CountryCode, { description: 'drives provider routing' }),
-    amount: struct('RefundAmount', { value: annotate(DecimalAmount, { description: 'greater than 0 (else OUT_OF_RANGE), multiple of 0.0001', exclusiveMinimum: 0 }), currency: CurrencyCode }, {}),
+    amount: currencyAmount('RefundAmount', annotate(DecimalAmount, { description: 'greater than 0 (else OUT_OF_RANGE), at most the currency\'s ISO 4217 decimal places', exclusiveMinimum: 0 })),
     payment_method: RefundPaymentMethod,
   },
   {

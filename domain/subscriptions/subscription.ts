@@ -20,7 +20,7 @@
  */
 import * as t from 'io-ts';
 import {
-  annotate, boundedString, CountryCode, CurrencyCode, DecimalAmount, enumOf, intRange, maxString, metadataList, nullable, PositiveDecimalAmount, struct, Timestamp, Uuid,
+  annotate, boundedString, CountryCode, currencyAmount, DecimalAmount, enumOf, intRange, maxString, metadataList, nullable, PositiveDecimalAmount, struct, Timestamp, Uuid,
 } from '../codecs/common';
 import type { FieldError } from '../errors';
 import { compareAmounts } from '../money';
@@ -32,7 +32,7 @@ export const SUBSCRIPTION_STATUSES = ['PENDING', 'ACTIVE', 'PAUSED', 'CANCELED',
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export const FINAL_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['CANCELED', 'COMPLETED', 'FAILED'];
 
-const Amount = struct('SubscriptionAmount', { currency: CurrencyCode, value: PositiveDecimalAmount }, {});
+const Amount = currencyAmount('SubscriptionAmount', PositiveDecimalAmount);
 
 export const Frequency = struct('Frequency', { type: enumOf('FrequencyType', FREQUENCY_TYPES), value: annotate(intRange(1, 365, 'FrequencyValue'), { description: 'every `value` periods of `type`' }) }, {});
 
@@ -77,7 +77,7 @@ export const SubscriptionCreateRequest = struct(
     frequency: annotate(Frequency, { description: 'exactly one of frequency and billing_date' }),
     billing_date: BillingDate,
     billing_cycles: struct('BillingCyclesInput', { total: intRange(1, 1000, 'BillingCyclesTotal') }, {}),
-    trial_period: annotate(struct('TrialPeriod', { billing_cycles: intRange(1, 100, 'TrialCycles'), amount: struct('TrialAmount', { currency: CurrencyCode, value: annotate(DecimalAmount, { minimum: 0, description: '0: the trial cycles are not charged' }) }, {}) }, {}), {
+    trial_period: annotate(struct('TrialPeriod', { billing_cycles: intRange(1, 100, 'TrialCycles'), amount: currencyAmount('TrialAmount', annotate(DecimalAmount, { minimum: 0, description: '0: the trial cycles are not charged' })) }, {}), {
       description: 'the first billing_cycles cycles (counted in billing_cycles.total) are charged trial amount',
     }),
     availability: struct('Availability', {}, { start_at: annotate(Timestamp, { description: 'first charge; default now' }), finish_at: annotate(nullable(Timestamp), { description: 'no charge after it' }) }),

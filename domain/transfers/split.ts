@@ -11,7 +11,7 @@
  * | CREATED | provider declines or keeps failing (debit reversed) | FAILED   |
  */
 import * as t from 'io-ts';
-import { annotate, boundedString, CurrencyCode, enumOf, metadataList, nullable, PositiveDecimalAmount, struct, Uuid } from '../codecs/common';
+import { annotate, boundedString, currencyAmount, enumOf, metadataList, nullable, PositiveDecimalAmount, struct, Uuid } from '../codecs/common';
 import { PROVIDER_IDS } from '../payments/routing';
 
 export const SplitTransferRequest = struct(
@@ -19,7 +19,7 @@ export const SplitTransferRequest = struct(
   {
     account_id: Uuid,
     recipient_id: annotate(Uuid, { description: 'a recipient with a SUCCEEDED onboarding' }),
-    amount: struct('TransferAmount', { value: annotate(PositiveDecimalAmount, { description: 'taken from the organization balance in this currency' }), currency: CurrencyCode }, {}),
+    amount: currencyAmount('TransferAmount', annotate(PositiveDecimalAmount, { description: 'taken from the organization balance in this currency' })),
     description: annotate(boundedString(3, 255), { description: 'sent to the provider' }),
   },
   {
@@ -101,7 +101,7 @@ export function renderTransfer(r: TransferRecord): t.TypeOf<typeof SplitTransfer
 
 export const BalanceTopUpRequest = struct(
   'BalanceTopUpRequest',
-  { amount: struct('TopUpAmount', { value: PositiveDecimalAmount, currency: CurrencyCode }, {}) },
+  { amount: currencyAmount('TopUpAmount', PositiveDecimalAmount) },
   { description: boundedString(3, 255) },
 );
 

@@ -27,7 +27,7 @@ describe('unit: payment creation codec', () => {
     assert.equal(normalized.capture, true);
     assert.equal(normalized.workflow, 'DIRECT');
     assert.equal(normalized.payment_method.vault_on_success, false);
-    assert.deepEqual(paymentCreateProblems(decoded.right), []);
+    assert.deepEqual(paymentCreateProblems(decoded.right, new Date()), []);
   });
 
   it('names each failing field', () => {
@@ -45,9 +45,9 @@ describe('unit: payment creation codec', () => {
     assert.equal(bad._tag, 'Left');
     const two = PaymentCreateRequest.decode({ ...valid, payment_method: { ...valid.payment_method, token: 'tok_1' } });
     assert.equal(two._tag, 'Right');
-    if (two._tag === 'Right') assert.equal(paymentCreateProblems(two.right)[0].code, 'INVALID_PAYMENT_METHOD_SOURCE');
+    if (two._tag === 'Right') assert.equal(paymentCreateProblems(two.right, new Date())[0].code, 'INVALID_PAYMENT_METHOD_SOURCE');
     const partial = PaymentCreateRequest.decode({ ...valid, payment_method: { type: 'CARD', detail: { card: { number: '4111111111111111' } } } });
-    if (partial._tag === 'Right') assert.deepEqual(paymentCreateProblems(partial.right).map((p) => p.field), ['payment_method.detail.card.holder_name', 'payment_method.detail.card.expiration_month', 'payment_method.detail.card.expiration_year']);
+    if (partial._tag === 'Right') assert.deepEqual(paymentCreateProblems(partial.right, new Date()).map((p) => p.field), ['payment_method.detail.card.holder_name', 'payment_method.detail.card.expiration_month', 'payment_method.detail.card.expiration_year']);
   });
 
   it('produces an OpenAPI schema for the request and the Payment resource', () => {
