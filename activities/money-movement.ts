@@ -139,13 +139,13 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
     },
 
     /** Appends one ledger operation (idempotent by operationKey); a debit below zero is refused. */
-    async moveBalance(input: { organizationCode: string; currency: string; operationKey: string; kind: LedgerEntryKind; amount: number; reference: string }): Promise<{ applied: boolean; balanceUnits: number }> {
-      const units = Number(toMinor(input.amount));
+    async moveBalance(input: { organizationCode: string; currency: string; operationKey: string; kind: LedgerEntryKind; amount: number; reference: string }): Promise<{ applied: boolean; balanceUnits: string }> {
+      const units = toMinor(input.amount);
       const result = await appendEntry(db, {
         organizationCode: input.organizationCode, currency: input.currency, operationKey: input.operationKey, kind: input.kind, reference: input.reference,
         amountUnits: input.kind === 'TRANSFER_DEBIT' ? -units : units,
       });
-      return result.applied ? { applied: true, balanceUnits: result.entry.balance_units } : { applied: false, balanceUnits: result.balanceUnits };
+      return result.applied ? { applied: true, balanceUnits: String(result.entry.balance_units) } : { applied: false, balanceUnits: result.balanceUnits.toString() };
     },
 
     async transferAtProvider(input: { transferId: string; connection: RoutedConnection; providerRecipientId: string; amount: number; currency: string; description: string }): Promise<ProviderResult> {

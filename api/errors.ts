@@ -98,6 +98,7 @@ export function renderError(area: ErrorArea, error: ApiError, requestId: string)
         code,
         message,
         ...(error.fieldErrors.length ? { errors: error.fieldErrors } : {}),
+        ...(error.details !== undefined ? { details: error.details } : {}),
         request_id: requestId,
       };
   }

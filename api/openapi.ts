@@ -13,6 +13,7 @@ const ERROR_SCHEMAS: Record<ErrorArea, Record<string, unknown>> = {
       code: { type: 'string' },
       message: { type: 'string' },
       errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
+      details: { type: 'object', description: 'facts about the conflict, e.g. existing_id of the resource that already holds a unique value' },
       request_id: { type: 'string' },
     },
   },

@@ -51,8 +51,10 @@ export async function splitTransferWorkflow(input: SplitTransferInput): Promise<
   await save();
   const ledger = { organizationCode: record.organization_code, currency: record.amount.currency, amount: record.amount.value, reference: record.id };
   const debit = await moveBalance({ ...ledger, operationKey: `transfer:${record.id}`, kind: 'TRANSFER_DEBIT' });
+  // completed_at is set on every final state (it only changes what the read model holds).
   if (!debit.applied) {
-    record = withTransferChanges(record, { status: 'FAILED', transactions: [transaction('FAILED', 'INSUFFICIENT_BALANCE', null)] }, now());
+    const at = now();
+    record = withTransferChanges(record, { status: 'FAILED', completed_at: at, transactions: [transaction('FAILED', 'INSUFFICIENT_BALANCE', null)] }, at);
   } else {
     let result: ProviderResult;
     try {
@@ -65,7 +67,8 @@ export async function splitTransferWorkflow(input: SplitTransferInput): Promise<
       record = withTransferChanges(record, { status: 'SUCCEEDED', completed_at: at, transactions: [transaction('SUCCEEDED', result.responseCode, result)] }, at);
     } else {
       await moveBalance({ ...ledger, operationKey: `transfer:${record.id}:reversal`, kind: 'TRANSFER_REVERSAL' });
-      record = withTransferChanges(record, { status: 'FAILED', transactions: [transaction('FAILED', result.responseCode, result)] }, now());
+      const at = now();
+      record = withTransferChanges(record, { status: 'FAILED', completed_at: at, transactions: [transaction('FAILED', result.responseCode, result)] }, at);
     }
   }
   await save();

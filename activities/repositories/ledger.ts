@@ -7,7 +7,8 @@
  * insert is atomic on FerretDB and MongoDB, unlike conditional updates or $inc), the loser
  * re-reads and retries. A debit that would take the balance below zero is refused, so the
  * balance can never be overdrawn. operation_key (unique) makes every operation idempotent.
- * Amounts are integers of 0.0001 (domain/money).
+ * Amounts are integers of 0.0001 (domain/money), computed as bigint and stored as decimal
+ * strings: exact at any size (a double stops counting 0.0001 units exactly above 9×10^11).
  */
 import type { Db } from 'mongodb';
 
@@ -20,15 +21,20 @@ export interface LedgerEntryDoc {
   sequence: number;
   operation_key: string;
   kind: LedgerEntryKind;
-  /** signed, 0.0001 units */
-  amount_units: number;
-  balance_units: number;
+  /** signed, 0.0001 units, a decimal integer string (older entries: a number) */
+  amount_units: string;
+  balance_units: string;
   reference: string;
   description: string | null;
   created_at: Date;
 }
 
-export type AppendResult = { applied: true; entry: LedgerEntryDoc } | { applied: false; reason: 'INSUFFICIENT_BALANCE'; balanceUnits: number };
+export type AppendResult = { applied: true; entry: LedgerEntryDoc } | { applied: false; reason: 'INSUFFICIENT_BALANCE'; balanceUnits: bigint };
+
+/** The balance after an entry, in 0.0001 units. */
+export function balanceUnitsOf(entry: LedgerEntryDoc | null): bigint {
+  return entry ? BigInt(entry.balance_units) : 0n;
+}
 
 const entries = (db: Db) => db.collection<LedgerEntryDoc>('balance_entries');
 
@@ -38,15 +44,15 @@ export async function latestEntry(db: Db, organizationCode: string, currency: st
 
 export async function appendEntry(
   db: Db,
-  op: { organizationCode: string; currency: string; operationKey: string; kind: LedgerEntryKind; amountUnits: number; reference: string; description?: string | null },
+  op: { organizationCode: string; currency: string; operationKey: string; kind: LedgerEntryKind; amountUnits: bigint; reference: string; description?: string | null },
 ): Promise<AppendResult> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const done = await entries(db).findOne({ operation_key: op.operationKey });
     if (done) return { applied: true, entry: done };
     const latest = await latestEntry(db, op.organizationCode, op.currency);
-    const balance = latest?.balance_units ?? 0;
+    const balance = balanceUnitsOf(latest);
     const next = balance + op.amountUnits;
-    if (next < 0) return { applied: false, reason: 'INSUFFICIENT_BALANCE', balanceUnits: balance };
+    if (next < 0n) return { applied: false, reason: 'INSUFFICIENT_BALANCE', balanceUnits: balance };
     const sequence = (latest?.sequence ?? 0) + 1;
     const entry: LedgerEntryDoc = {
       _id: `${op.organizationCode}:${op.currency}:${sequence}`,
@@ -55,8 +61,8 @@ export async function appendEntry(
       sequence,
       operation_key: op.operationKey,
       kind: op.kind,
-      amount_units: op.amountUnits,
-      balance_units: next,
+      amount_units: op.amountUnits.toString(),
+      balance_units: next.toString(),
       reference: op.reference,
       description: op.description ?? null,
       created_at: new Date(),

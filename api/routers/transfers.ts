@@ -7,8 +7,9 @@
  *   GET  /v1/balances                         available balance per currency
  */
 import { findOwnedAccount } from '../../activities/repositories/merchants';
-import { appendEntry, balancesOf, latestEntry } from '../../activities/repositories/ledger';
+import { appendEntry, balancesOf, balanceUnitsOf } from '../../activities/repositories/ledger';
 import { findOwnedRecord } from '../../activities/repositories/records';
+import { AMOUNT_PRECISION_RULE } from '../../domain/codecs/common';
 import { ApiError } from '../../domain/errors';
 import { fromMinor, toMinor } from '../../domain/money';
 import { uuidFromKey } from '../../domain/ids';
@@ -31,15 +32,18 @@ export function registerTransferRoutes(routes: RouteTable, deps: AppDeps): void 
       summary: 'Transfer funds from the organization balance to a recipient',
       description:
         'The recipient must have a SUCCEEDED onboarding (422 RECIPIENT_NOT_ONBOARDED otherwise); the amount comes from the organization balance in amount.currency ' +
-        '(422 INSUFFICIENT_BALANCE when it is lower). The balance is credited by the split entries of fully captured payments and by POST /v1/balances/top-ups. The balance can never be overdrawn: concurrent transfers are serialized by the ledger, and one that ' +
-        'finds the balance spent meanwhile ends FAILED with a transaction code INSUFFICIENT_BALANCE. A provider refusal ends FAILED and credits the balance back. ' +
-        'Answers 201 with the outcome (SUCCEEDED with completed_at), or CREATED when the provider is slower than LIFECYCLE_SYNC_WAIT_MS. Webhooks split_transfer.succeeded / .failed go to the account webhook.',
+        '(422 INSUFFICIENT_BALANCE when it is lower). The balance is credited by the split entries of fully captured payments and by POST /v1/balances/top-ups. The balance check and the debit are one atomic ledger step ' +
+        'taken before the transfer is created, so concurrent transfers over the balance get the same 422 as sequential ones. merchant_reference is unique per account: another transfer with it answers 409 DUPLICATE_MERCHANT_REFERENCE ' +
+        'with details.existing_id (and Location) of the transfer that holds it. A provider refusal ends FAILED and credits the balance back. ' +
+        `amount.value: ${AMOUNT_PRECISION_RULE}. ` +
+        'Answers 201 with the outcome (SUCCEEDED or FAILED, both with completed_at), or CREATED when the provider is slower than LIFECYCLE_SYNC_WAIT_MS. Webhooks split_transfer.succeeded / .failed go to the account webhook.',
       idempotency: REQUIRED_KEY,
       headers: KEY_HEADER,
       body: SplitTransferRequest,
       responses: {
         201: { description: 'The transfer', body: SplitTransfer },
         404: { description: 'ACCOUNT_NOT_FOUND or RECIPIENT_NOT_FOUND' },
+        409: { description: 'DUPLICATE_MERCHANT_REFERENCE: details.existing_id is the transfer holding that merchant_reference' },
         422: { description: 'RECIPIENT_NOT_ONBOARDED, PROVIDER_MISMATCH or INSUFFICIENT_BALANCE' },
       },
     },
@@ -54,11 +58,18 @@ export function registerTransferRoutes(routes: RouteTable, deps: AppDeps): void 
       if (body.provider_id && body.provider_id !== onboarding.provider.id) throw new ApiError('unprocessable', `the recipient is onboarded with ${onboarding.provider.id}, not ${body.provider_id}`, { code: 'PROVIDER_MISMATCH' });
       const connection = (await pinnedConnections(deps, onboarding.account_id, onboarding.provider.id)).find((c) => c.connectionId === onboarding.provider.connection_id);
       if (!connection) throw new ApiError('unprocessable', 'the connection the recipient was onboarded on no longer exists', { code: 'RECIPIENT_NOT_ONBOARDED' });
-      const balance = await latestEntry(deps.db, organizationCode, body.amount.currency);
-      if ((balance?.balance_units ?? 0) < Number(toMinor(body.amount.value))) {
-        throw new ApiError('unprocessable', `the ${body.amount.currency} balance (${fromMinor(BigInt(balance?.balance_units ?? 0))}) is lower than the amount`, { code: 'INSUFFICIENT_BALANCE' });
-      }
       const id = uuidFromKey('split-transfer', organizationCode, ctx.get('x-idempotency-key'));
+      if (body.merchant_reference) await reserveMerchantReference(deps, organizationCode, account._id, body.merchant_reference, id);
+      // The balance check and the debit are one step (a unique ledger insert), so concurrent
+      // transfers get the same answer as sequential ones. The workflow's own debit has the
+      // same operation key and finds this one done.
+      const debit = await appendEntry(deps.db, {
+        organizationCode, currency: body.amount.currency, operationKey: `transfer:${id}`, kind: 'TRANSFER_DEBIT', amountUnits: -toMinor(body.amount.value), reference: id,
+      });
+      if (!debit.applied) {
+        if (body.merchant_reference) await releaseMerchantReference(deps, organizationCode, account._id, body.merchant_reference, id);
+        throw new ApiError('unprocessable', `the ${body.amount.currency} balance (${fromMinor(debit.balanceUnits)}) is lower than the amount`, { code: 'INSUFFICIENT_BALANCE' });
+      }
       const now = new Date().toISOString();
       const record: TransferRecord = {
         id, version: 1, organization_code: organizationCode, account_id: account._id, recipient_id: recipient.id,
@@ -108,7 +119,7 @@ export function registerTransferRoutes(routes: RouteTable, deps: AppDeps): void 
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
       const operationKey = `top-up:${organizationCode}:${ctx.get('x-idempotency-key')}`;
-      await appendEntry(deps.db, { organizationCode, currency: body.amount.currency, operationKey, kind: 'TOP_UP', amountUnits: Number(toMinor(body.amount.value)), reference: operationKey, description: body.description ?? null });
+      await appendEntry(deps.db, { organizationCode, currency: body.amount.currency, operationKey, kind: 'TOP_UP', amountUnits: toMinor(body.amount.value), reference: operationKey, description: body.description ?? null });
       ctx.status = 201;
       ctx.body = await renderBalances(deps, organizationCode);
     },
@@ -128,5 +139,31 @@ export function registerTransferRoutes(routes: RouteTable, deps: AppDeps): void 
 
 async function renderBalances(deps: AppDeps, organizationCode: string) {
   const latest = await balancesOf(deps.db, organizationCode);
-  return { balances: latest.map((e) => ({ currency: e.currency, available: fromMinor(BigInt(e.balance_units)), updated_at: e.created_at.toISOString() })) };
+  return { balances: latest.map((e) => ({ currency: e.currency, available: fromMinor(balanceUnitsOf(e)), updated_at: e.created_at.toISOString() })) };
+}
+
+/**
+ * merchant_reference is unique per account: the first transfer to claim it wins a unique
+ * insert (atomic across API processes); another transfer gets 409 with the holder's id. The
+ * same transfer (a retry with its idempotency key) finds its own claim.
+ */
+async function reserveMerchantReference(deps: AppDeps, organizationCode: string, accountId: string, reference: string, transferId: string): Promise<void> {
+  const claims = deps.db.collection<{ _id: string; transfer_id: string; created_at: Date }>('split_transfer_references');
+  const _id = `${organizationCode}:${accountId}:${reference}`;
+  try {
+    await claims.insertOne({ _id, transfer_id: transferId, created_at: new Date() });
+  } catch (error) {
+    if ((error as { code?: number }).code !== 11000) throw error;
+    const holder = await claims.findOne({ _id });
+    if (holder && holder.transfer_id !== transferId) {
+      throw new ApiError('conflict', `merchant_reference ${reference} is already used by transfer ${holder.transfer_id} of this account`, {
+        code: 'DUPLICATE_MERCHANT_REFERENCE', details: { existing_id: holder.transfer_id }, headers: { Location: `/v1/split-marketplace/transfers/${holder.transfer_id}` },
+      });
+    }
+  }
+}
+
+/** Frees a claim whose transfer was refused at the door (nothing was created). */
+async function releaseMerchantReference(deps: AppDeps, organizationCode: string, accountId: string, reference: string, transferId: string): Promise<void> {
+  await deps.db.collection<{ _id: string; transfer_id: string }>('split_transfer_references').deleteOne({ _id: `${organizationCode}:${accountId}:${reference}`, transfer_id: transferId });
 }

@@ -7,7 +7,7 @@
  * |---------|----------------------------------------------------|-----------|
  * | (none)  | request accepted                                   | CREATED   |
  * | CREATED | balance debited, provider pays the recipient       | SUCCEEDED |
- * | CREATED | balance too low at debit time                      | FAILED    |
+ * | CREATED | balance too low at debit time (the API debits first)| FAILED    |
  * | CREATED | provider declines or keeps failing (debit reversed) | FAILED   |
  */
 import * as t from 'io-ts';
@@ -24,7 +24,7 @@ export const SplitTransferRequest = struct(
   },
   {
     provider_id: annotate(enumOf('ProviderId', PROVIDER_IDS), { description: 'default: the provider the recipient was onboarded with (must match it)' }),
-    merchant_reference: annotate(boundedString(3, 255), { description: 'the merchant\'s identifier for tracking' }),
+    merchant_reference: annotate(boundedString(3, 255), { description: 'the merchant\'s unique identifier for idempotency and tracking: unique per account (409 DUPLICATE_MERCHANT_REFERENCE otherwise)' }),
     metadata: metadataList(50, 512),
   },
 );
