@@ -112,8 +112,11 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     return record;
   }, { validator: validateMetadata });
 
-  /** Charges one attempt through a child payment workflow; true when approved. */
-  async function chargeOnce(cycle: number, attempt: number, amount: number): Promise<boolean> {
+  /**
+   * Charges one attempt through a child payment workflow; true when approved. `retryInMs`: a
+   * declined attempt is retried that much later, so next_at shows that time meanwhile.
+   */
+  async function chargeOnce(cycle: number, attempt: number, amount: number, retryInMs: number | null): Promise<boolean> {
     const paymentId = uuid4();
     const startedAt = now();
     const payment: PaymentWorkflowInput = {
@@ -151,7 +154,9 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     const outcome = await awaitPaymentOutcome({ paymentId });
     const approved = outcome.status === 'SUCCEEDED';
     const card = record.payment_method.card;
+    const retryAt = !approved && retryInMs !== null ? new Date(Date.now() + retryInMs).toISOString() : null;
     record = withSubscriptionChanges(record, {
+      ...(retryAt ? { billing_cycles: { ...record.billing_cycles, next_at: retryAt } } : {}),
       charges: [...record.charges, { cycle, attempt, payment_id: paymentId, amount, status: outcome.status, sub_status: outcome.subStatus, created_at: startedAt }],
       // After an approved charge the credential has been used: later charges are USED, with the network transaction id.
       ...(approved && card.usage ? { payment_method: { ...record.payment_method, card: { ...card, usage: 'USED', network_transaction_id: outcome.networkTransactionId ?? card.network_transaction_id } } } : {}),
@@ -167,13 +172,14 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
       await save();
       return true;
     }
-    for (let attempt = 1; attempt <= 1 + record.retries.max_attempts; attempt++) {
+    const attempts = 1 + record.retries.max_attempts;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) {
         await condition(() => isFinal(record.status), retryDelayMs(record.retries, input.periodSeconds));
         if (isFinal(record.status)) return false;
       }
       const value = attempt > 1 && record.retries.amount ? record.retries.amount.value : amount;
-      if (await chargeOnce(cycle, attempt, value)) return true;
+      if (await chargeOnce(cycle, attempt, value, attempt < attempts ? retryDelayMs(record.retries, input.periodSeconds) : null)) return true;
     }
     return false;
   }

@@ -16,7 +16,7 @@ import { ApiError } from '../../domain/errors';
 import { mergeMetadata } from '../../domain/money-movement/common';
 import { uuidFromKey } from '../../domain/ids';
 import {
-  chargeAt, renderSubscription, Subscription, SubscriptionCreateRequest, SubscriptionMetadataUpdate, subscriptionProblems, SubscriptionRecord,
+  billingStartAt, chargeAt, renderSubscription, Subscription, SubscriptionCreateRequest, SubscriptionMetadataUpdate, subscriptionProblems, SubscriptionRecord,
 } from '../../domain/subscriptions/subscription';
 import {
   cancelSubscriptionUpdate, pauseSubscriptionUpdate, resumeSubscriptionUpdate, SUBSCRIPTION_INVALID_TRANSITION, subscriptionAnsweredUpdate, subscriptionMetadataUpdate,
@@ -34,8 +34,8 @@ export function registerSubscriptionRoutes(routes: RouteTable, deps: AppDeps): v
       method: 'POST', path: '/v1/subscriptions', operationId: 'createSubscription', tag: 'Subscriptions', area: 'default', auth: 'pair',
       summary: 'Create a subscription (recurring charges on an enrolled card)',
       description:
-        'Charges amount every frequency period (DAY, WEEK, MONTH, YEAR x value) or on a billing_date (DAY_OF_MONTH 1..28, DAY_OF_WEEK 1..7, LAST_DAY_OF_MONTH), from availability.start_at (default now), ' +
-        'until billing_cycles.total cycles were charged or the next charge would fall after availability.finish_at, whichever comes first (then COMPLETED). ' +
+        'Charges amount every frequency period (DAY, WEEK, MONTH, YEAR x value) or on a billing_date (DAY_OF_MONTH 1..28, DAY_OF_WEEK 1..7, LAST_DAY_OF_MONTH), from availability.start_at (default now; a start_at in the past starts billing at creation: missed cycles are never charged, the first charge is now and the following cycles count from now). ' +
+        'until billing_cycles.total cycles were charged (billing_cycles.next_at is always the next charge time, including a pending retry) or the next charge would fall after availability.finish_at, whichever comes first (then COMPLETED). ' +
         'Each charge is a payment (GET /v1/payments/{charges[].payment_id}); a declined one is retried retries.max_attempts times, retries.interval apart, for retries.amount when given. ' +
         'The first trial_period.billing_cycles cycles are charged trial_period.amount (0: not charged). With initial_payment_validation the subscription is PENDING until its first payment is approved ' +
         '(FAILED if it never is) and this call waits for that first charge. payment_method.card.usage is required when the card was enrolled through a customer-initiated payment. ' +
@@ -64,7 +64,7 @@ export function registerSubscriptionRoutes(routes: RouteTable, deps: AppDeps): v
       const key = ctx.get('x-idempotency-key');
       const id = key ? uuidFromKey('subscription', organizationCode, key) : newId();
       const at = now.toISOString();
-      const startAt = body.availability?.start_at ? new Date(body.availability.start_at).toISOString() : at;
+      const startAt = billingStartAt(body.availability?.start_at, now); // never in the past: no catching up on missed cycles
       const frequency = body.frequency ? { type: body.frequency.type, value: body.frequency.value } : null;
       const billingDate = body.billing_date ? { type: body.billing_date.type, day: body.billing_date.day ?? null } : null;
       const periodSeconds = deps.config.subscriptionPeriodSeconds;

@@ -80,7 +80,7 @@ export const SubscriptionCreateRequest = struct(
     trial_period: annotate(struct('TrialPeriod', { billing_cycles: intRange(1, 100, 'TrialCycles'), amount: currencyAmount('TrialAmount', annotate(DecimalAmount, { minimum: 0, description: '0: the trial cycles are not charged' })) }, {}), {
       description: 'the first billing_cycles cycles (counted in billing_cycles.total) are charged trial amount',
     }),
-    availability: struct('Availability', {}, { start_at: annotate(Timestamp, { description: 'first charge; default now' }), finish_at: annotate(nullable(Timestamp), { description: 'no charge after it' }) }),
+    availability: struct('Availability', {}, { start_at: annotate(Timestamp, { description: 'first charge; default now. A start_at in the past is not backdated: missed cycles are never charged, billing starts at creation (and start_at answers the creation time)' }), finish_at: annotate(nullable(Timestamp), { description: 'no charge after it' }) }),
     metadata: annotate(metadataList(50, 512), { description: 'up to 50 entries; an entry with an empty value unsets its key' }),
     additional_data: nullable(t.UnknownRecord),
     retries: Retries,
@@ -115,6 +115,17 @@ export function subscriptionProblems(r: SubscriptionCreateRequest, now: Date, ca
 }
 
 // ---- schedule ---------------------------------------------------------------------------------
+
+/**
+ * Where billing starts: availability.start_at, or the creation time when start_at is absent or
+ * in the past. A backdated subscription never catches up on cycles it was not running for:
+ * its first charge is at creation (frequency) or the first billing_date on or after it, and
+ * the following cycles count from there.
+ */
+export function billingStartAt(requestedStartAt: string | undefined, now: Date): string {
+  const requested = requestedStartAt ? new Date(requestedStartAt) : null;
+  return requested && requested.getTime() > now.getTime() ? requested.toISOString() : now.toISOString();
+}
 
 export interface Schedule {
   startAt: string;
