@@ -11,7 +11,7 @@ import {
   boundedArray,
   boundedString,
   CountryCode,
-  currencyAmount,
+  CurrencyCode,
   DecimalAmount,
   enumOf,
   nullable,
@@ -257,7 +257,7 @@ export type DeclinedPayment = t.TypeOf<typeof DeclinedPayment>;
 /** POST /v1/campaigns/{id}/test-events: a sample declined payment, optionally at a given instant. */
 export const TestEventRequest = struct(
   'CampaignTestEventRequest',
-  { amount: currencyAmount('TestEventAmount', DecimalAmount) },
+  { amount: struct('TestEventAmount', { value: annotate(DecimalAmount, { description: 'a sample amount; compared in 0.0001 units' }), currency: CurrencyCode }, {}) },
   { ...declinedPaymentFields, at: annotate(Timestamp, { description: 'when the decline happens; defaults to now (drives the schedule and duration checks)' }) },
 );
 

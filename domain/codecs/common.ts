@@ -146,7 +146,9 @@ export function currencyAmount<V extends t.Type<number, number, unknown>>(name: 
     name,
     (u): u is A => base.is(u) && currencyAmountProblem(u.value, u.currency) === null,
     (u, c) => {
-      const decoded = base.validate(u, c);
+      // Validate as the plain struct so field paths read amount.value, not amount.0.value.
+      const asBase = c.length ? [...c.slice(0, -1), { ...c[c.length - 1], type: base }] : c;
+      const decoded = base.validate(u, asBase);
       if (decoded._tag === 'Left') return decoded;
       const problem = currencyAmountProblem(decoded.right.value, decoded.right.currency);
       if (problem === null) return decoded;
