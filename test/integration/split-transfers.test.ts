@@ -20,7 +20,7 @@ async function available(m: IssuedCredentials, currency = 'USD'): Promise<number
 }
 
 const transferBody = (m: IssuedCredentials, recipientId: string, value: number, overrides: Record<string, unknown> = {}) => ({
-  account_id: m.account_id, recipient_id: recipientId, provider_id: 'SANDBOX', amount: { value, currency: 'USD' }, description: 'Seller payout', merchant_reference: 'payout-1', metadata: [{ key: 'batch', value: '7' }], ...overrides,
+  account_id: m.account_id, recipient_id: recipientId, provider_id: 'SANDBOX', amount: { value, currency: 'USD' }, description: 'Seller payout', merchant_reference: `payout-${key()}`, metadata: [{ key: 'batch', value: '7' }], ...overrides,
 });
 
 async function transfer(m: IssuedCredentials, body: unknown, idempotencyKey = key()) {
@@ -57,21 +57,20 @@ describe('split-marketplace transfers', function () {
     assert.equal(read.body.status, 'SUCCEEDED');
   });
 
-  it('never overdraws the balance under concurrent transfers', async () => {
+  it('answers concurrent transfers over the balance exactly like sequential ones: 422 INSUFFICIENT_BALANCE, never 201 FAILED', async () => {
     const m = await newMerchant();
     const recipientId = await onboardedRecipient(m);
     await topUp(m, 100);
-    const answers = await Promise.all(Array.from({ length: 6 }, () => transfer(m, transferBody(m, recipientId, 30))));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => transfer(m, transferBody(m, recipientId, 30))));
     const succeeded = answers.filter((a) => a.status === 201 && a.body.status === 'SUCCEEDED');
-    for (const a of answers) {
-      assert.ok((a.status === 201 && ['SUCCEEDED', 'FAILED'].includes(a.body.status)) || (a.status === 422 && a.body.code === 'INSUFFICIENT_BALANCE'), a.text);
-      if (a.status === 201 && a.body.status === 'FAILED') assert.equal(a.body.transactions[0].code, 'INSUFFICIENT_BALANCE');
-    }
-    assert.equal(succeeded.length, 3);
+    const refused = answers.filter((a) => a.status === 422 && a.body.code === 'INSUFFICIENT_BALANCE');
+    assert.equal(succeeded.length, 3, answers.map((a) => a.text).join('\n'));
+    assert.equal(refused.length, 5, answers.map((a) => a.text).join('\n'));
     assert.equal(await available(m), 10);
     const { db } = await getStack();
+    assert.equal(await db.collection('split_transfers').countDocuments({ organization_code: m.organization_code }), 3, 'a refused transfer creates nothing');
     const entries = await db.collection('balance_entries').find({ organization_code: m.organization_code }).sort({ sequence: 1 }).toArray();
-    assert.ok(entries.every((e) => e.balance_units >= 0));
+    assert.ok(entries.every((e) => BigInt(e.balance_units) >= 0n));
     assert.deepEqual(entries.map((e) => e.sequence), entries.map((_e, i) => i + 1));
   });
 
@@ -87,7 +86,7 @@ describe('split-marketplace transfers', function () {
     assert.equal((await transfer(m, transferBody(m, fresh.body.id, 10))).body.code, 'RECIPIENT_NOT_ONBOARDED');
 
     const recipientId = await onboardedRecipient(m);
-    const tooMuch = await transfer(m, transferBody(m, recipientId, 100.0001));
+    const tooMuch = await transfer(m, transferBody(m, recipientId, 100.01));
     assert.equal(tooMuch.status, 422);
     assert.equal(tooMuch.body.code, 'INSUFFICIENT_BALANCE');
     assert.equal((await transfer(m, transferBody(m, recipientId, 10, { description: 'ab' }))).body.errors[0].field, 'description');
@@ -101,11 +100,44 @@ describe('split-marketplace transfers', function () {
     assert.equal(declined.status, 201);
     assert.equal(declined.body.status, 'FAILED');
     assert.equal(declined.body.transactions[0].code, 'DO_NOT_HONOR');
-    assert.equal(declined.body.completed_at, null);
+    assert.ok(declined.body.completed_at, 'a FAILED transfer is final: completed_at is set');
+    assert.ok(Date.parse(declined.body.completed_at) >= Date.parse(declined.body.created_at));
     assert.equal(await available(m), 100);
     const exact = await transfer(m, transferBody(m, recipientId, 100));
     assert.equal(exact.body.status, 'SUCCEEDED');
     assert.equal(await available(m), 0);
+  });
+
+  it('keeps merchant_reference unique per account: 409 with the existing transfer\'s id, also for concurrent requests, and debits once', async () => {
+    const m = await newMerchant();
+    const recipientId = await onboardedRecipient(m);
+    await topUp(m, 100);
+    const first = await transfer(m, transferBody(m, recipientId, 10, { merchant_reference: 'payout-2026-11' }));
+    assert.equal(first.status, 201, first.text);
+    const again = await transfer(m, transferBody(m, recipientId, 10, { merchant_reference: 'payout-2026-11' }));
+    assert.equal(again.status, 409, again.text);
+    assert.equal(again.body.code, 'DUPLICATE_MERCHANT_REFERENCE');
+    assert.equal(again.body.details.existing_id, first.body.id);
+    assert.equal(again.headers.get('location'), `${PATH}/${first.body.id}`);
+    assert.equal(await available(m), 90);
+
+    const racing = await Promise.all(Array.from({ length: 6 }, () => transfer(m, transferBody(m, recipientId, 5, { merchant_reference: 'payout-race' }))));
+    const created = racing.filter((a) => a.status === 201);
+    const conflicts = racing.filter((a) => a.status === 409);
+    assert.equal(created.length, 1, racing.map((a) => a.text).join('\n'));
+    assert.equal(conflicts.length, 5);
+    for (const c of conflicts) assert.equal(c.body.details.existing_id, created[0].body.id);
+    assert.equal(await available(m), 85);
+
+    // A transfer refused at the door (balance too low) does not hold its reference.
+    const tooMuch = await transfer(m, transferBody(m, recipientId, 1000, { merchant_reference: 'payout-later' }));
+    assert.equal(tooMuch.body.code, 'INSUFFICIENT_BALANCE');
+    assert.equal((await transfer(m, transferBody(m, recipientId, 5, { merchant_reference: 'payout-later' }))).status, 201);
+    // References are per account: another organization may use the same one.
+    const other = await newMerchant();
+    const otherRecipient = await onboardedRecipient(other);
+    await topUp(other, 20);
+    assert.equal((await transfer(other, transferBody(other, otherRecipient, 10, { merchant_reference: 'payout-2026-11' }))).status, 201);
   });
 
   it('credits the balance with the split entries of captured payments, once each, only when captured', async () => {
