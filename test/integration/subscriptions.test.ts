@@ -85,6 +85,48 @@ describe('subscriptions', function () {
     assert.equal(await historyContains(`subscription-${r.body.id}`, TEST_CARDS.approved), false);
   });
 
+  it('never catches up on missed cycles: a start six months in the past charges once, now, and bills the next cycle a period later', async () => {
+    const m = await newMerchant();
+    const card = await enrolledCard(m);
+    const sixMonthsAgo = new Date(Date.now() - 182 * 86_400_000).toISOString();
+    // Test clock: a period of MONTH x 30 lasts 30 s, so the second cycle is far enough to tell apart.
+    const before = Date.now();
+    const r = await create(m, subscriptionBody(m, card, { frequency: { type: 'MONTH', value: 30 }, billing_cycles: { total: 6 }, availability: { start_at: sixMonthsAgo } }));
+    assert.equal(r.status, 200, r.text);
+    assert.ok(Date.parse(r.body.availability.start_at) >= before - 1_000, `start_at ${r.body.availability.start_at} is not the creation time`);
+    assert.ok(Date.parse(r.body.billing_cycles.next_at) >= before - 1_000, `next_at ${r.body.billing_cycles.next_at} is in the past`);
+    const charged = await waitForResource(m, `${PATH}/${r.body.id}`, (b) => b.charges.length >= 1 && b.billing_cycles.current === 2, 20_000);
+    await sleep(4_000);
+    const later = (await call(`${PATH}/${r.body.id}`, { credentials: m })).body;
+    assert.equal(later.status, 'ACTIVE');
+    assert.deepEqual(later.charges.map((c: any) => [c.cycle, c.status]), [[1, 'SUCCEEDED']], 'exactly one charge, not one per missed cycle');
+    assert.equal(later.billing_cycles.current, 2);
+    const nextAt = Date.parse(later.billing_cycles.next_at);
+    const firstChargeAt = Date.parse(charged.charges[0].created_at);
+    assert.ok(nextAt > Date.now(), 'next_at is ahead');
+    assert.ok(Math.abs(nextAt - (Date.parse(r.body.availability.start_at) + 30_000)) < 1_000, `next_at ${later.billing_cycles.next_at} is one period after the start`);
+    assert.ok(firstChargeAt - before < 10_000, 'the first charge is made at once');
+    await call(`${PATH}/${r.body.id}/cancel`, { method: 'POST', credentials: m });
+  });
+
+  it('shows the pending retry\'s time in billing_cycles.next_at while a declined charge waits to be retried', async () => {
+    const m = await newMerchant();
+    const card = await enrolledCard(m, TEST_CARDS.insufficientFunds);
+    // Test clock: one retry-interval unit lasts 1 s, so a 6 MINUTE interval waits 6 s.
+    const r = await create(m, subscriptionBody(m, card, { frequency: { type: 'MONTH', value: 30 }, billing_cycles: { total: 2 }, retries: { max_attempts: 1, interval: { type: 'MINUTE', value: 6 } } }));
+    assert.equal(r.status, 200, r.text);
+    const waiting = await waitForResource(m, `${PATH}/${r.body.id}`, (b) => b.charges.length === 1, 20_000);
+    const declinedAt = Date.parse(waiting.charges[0].created_at);
+    const nextAt = Date.parse(waiting.billing_cycles.next_at);
+    assert.equal(waiting.charges[0].status, 'DECLINED');
+    assert.ok(nextAt > Date.now(), `next_at ${waiting.billing_cycles.next_at} is in the past while the retry waits`);
+    assert.ok(nextAt - declinedAt >= 6_000 && nextAt - declinedAt < 12_000, `next_at ${waiting.billing_cycles.next_at} is not the retry time`);
+    const retried = await waitForResource(m, `${PATH}/${r.body.id}`, (b) => b.charges.length === 2 && b.billing_cycles.current === 2, 30_000);
+    assert.ok(Math.abs(Date.parse(retried.charges[1].created_at) - nextAt) < 2_000, 'the retry ran when next_at said');
+    assert.ok(Date.parse(retried.billing_cycles.next_at) > Date.now(), 'after the retries, next_at is the next cycle');
+    await call(`${PATH}/${r.body.id}/cancel`, { method: 'POST', credentials: m });
+  });
+
   it('completes at availability.finish_at when it comes before billing_cycles.total', async () => {
     const m = await newMerchant();
     const card = await enrolledCard(m);
