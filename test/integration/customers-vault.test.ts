@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { TEST_CARDS } from '../../activities/sandbox-gateway/test-cards';
 import { call, getStack, newMerchant } from '../support/stack';
 import { chargesFor, pay } from '../support/payments';
+import { waitForResource } from '../support/money';
 import type { IssuedCredentials } from '../../domain/credentials';
 
 const PAYER = {
@@ -44,6 +45,56 @@ describe('customers, sessions, enrollment and the vault', function () {
     const missing = await call(`/v1/checkout/customers/sessions/${crypto.randomUUID()}/payment-methods`, { credentials: m });
     assert.equal(missing.status, 404);
     assert.deepEqual(Object.keys(missing.body).sort(), ['code', 'messages'], 'enrollment area error shape');
+  });
+
+  it('refuses an expired card (01/2020, last month) at enrollment, tokenization and payment creation with 400 on the expiry field', async () => {
+    const m = await newMerchant();
+    const { customer, session } = await customerAndSession(m);
+    const now = new Date();
+    const lastMonth = now.getUTCMonth() === 0 ? { month: 12, year: now.getUTCFullYear() - 1 } : { month: now.getUTCMonth(), year: now.getUTCFullYear() };
+    const expired: Array<[number, number, string]> = [[1, 2020, 'expiration_year'], [1, 20, 'expiration_year'], [lastMonth.month, lastMonth.year, lastMonth.year < now.getUTCFullYear() ? 'expiration_year' : 'expiration_month']];
+    for (const [month, year, field] of expired) {
+      const card = { number: TEST_CARDS.approved, holder_name: 'ANA GOMEZ', expiration_month: month, expiration_year: year, security_code: '123' };
+      const enrolled = await call(`/v1/checkout/customers/sessions/${session.customer_session}/payment-methods`, { body: { type: 'CARD', card }, credentials: m });
+      assert.equal(enrolled.status, 400, `${month}/${year}: ${enrolled.text}`);
+      assert.equal(enrolled.body.code, 'INVALID_REQUEST');
+      assert.ok(enrolled.body.messages.some((msg: string) => msg.startsWith(`card.${field}`)), enrolled.text);
+      const token = await call('/v1/payment-method-tokens', { body: { account_id: m.account_id, card }, credentials: m });
+      assert.equal(token.status, 400, token.text);
+      assert.deepEqual(token.body.errors.map((e: any) => e.field), [`card.${field}`]);
+      const payment = await pay(m, TEST_CARDS.approved, { payment_method: { type: 'CARD', detail: { card } } });
+      assert.equal(payment.status, 400, payment.text);
+      assert.deepEqual(payment.body.errors.map((e: any) => [e.field, e.code]), [[`payment_method.detail.card.${field}`, 'CARD_EXPIRED']]);
+    }
+    const { db } = await getStack();
+    assert.equal(await db.collection('payment_methods').countDocuments({ organization_code: m.organization_code, customer_id: customer.id }), 0);
+    const current = await call(`/v1/checkout/customers/sessions/${session.customer_session}/payment-methods`, {
+      body: { type: 'CARD', card: { number: TEST_CARDS.approved, holder_name: 'ANA GOMEZ', expiration_month: now.getUTCMonth() + 1, expiration_year: now.getUTCFullYear() } }, credentials: m,
+    });
+    assert.equal(current.status, 201, 'a card is valid through its expiration month');
+  });
+
+  it('updates last_successfully_used(_at) of an enrolled method with every approved payment made with its vaulted_token', async () => {
+    const m = await newMerchant();
+    const { customer, session } = await customerAndSession(m);
+    const enrolled = await call(`/v1/checkout/customers/sessions/${session.customer_session}/payment-methods`, {
+      body: { type: 'CARD', card: { number: TEST_CARDS.approved, holder_name: 'ANA GOMEZ', expiration_month: 7, expiration_year: 2031 } }, credentials: m,
+    });
+    assert.equal(enrolled.status, 201, enrolled.text);
+    assert.deepEqual([enrolled.body.last_successfully_used, enrolled.body.last_successfully_used_at], [null, null]);
+    const method = { type: 'CARD', vaulted_token: enrolled.body.vaulted_token };
+    const path = `/v1/customers/${customer.id}/payment-methods/${enrolled.body.vaulted_token}`;
+    const first = await pay(m, TEST_CARDS.approved, { customer_payer: { id: customer.id }, payment_method: method });
+    assert.equal(first.body.status, 'SUCCEEDED', first.text);
+    const afterFirst = await waitForResource(m, path, (b) => b.last_successfully_used !== null, 10_000);
+    assert.equal(afterFirst.last_successfully_used, true);
+    assert.ok(afterFirst.last_successfully_used_at, 'set by the first payment');
+    await new Promise((r) => setTimeout(r, 20));
+    const second = await pay(m, TEST_CARDS.approved, { customer_payer: { id: customer.id }, payment_method: method, capture: false });
+    assert.equal(second.body.sub_status, 'AUTHORIZED', second.text);
+    const afterSecond = await waitForResource(m, path, (b) => b.last_successfully_used_at !== afterFirst.last_successfully_used_at, 10_000);
+    assert.ok(Date.parse(afterSecond.last_successfully_used_at) > Date.parse(afterFirst.last_successfully_used_at), 'moved forward by the second payment');
+    assert.equal(afterSecond.last_successfully_used_at, second.body.transactions[second.body.transactions.length - 1].created_at);
   });
 
   it('enrolls a card with every field of the enrolled method, and pays with its vaulted_token', async () => {
