@@ -22,6 +22,7 @@ describe('money movement: OpenAPI document', () => {
       assert.ok(doc.paths[path], path);
     }
     assert.ok(doc.paths['/v1/subscriptions/{subscription_id}'].patch);
-    assert.match(doc.paths['/v1/split-marketplace/transfers'].post.description, /never be overdrawn/);
+    assert.match(doc.paths['/v1/split-marketplace/transfers'].post.description, /one atomic ledger step/);
+    assert.match(doc.paths['/v1/split-marketplace/transfers'].post.description, /DUPLICATE_MERCHANT_REFERENCE/);
   });
 });

@@ -134,6 +134,7 @@ describe('unreferenced refunds', function () {
       ['amount.value', 0, 'amount.value', 'OUT_OF_RANGE'],
       ['amount.value', -5, 'amount.value', 'OUT_OF_RANGE'],
       ['amount.value', 0.00001, 'amount.value', 'INVALID'],
+      ['amount.value', 0.001, 'amount.value', 'INVALID'], // USD has 2 decimal places (ISO 4217)
       ['merchant_order_id', 'ab', 'merchant_order_id', 'INVALID'],
       ['merchant_order_id', 'x'.repeat(256), 'merchant_order_id', 'INVALID'],
       ['merchant_reference', 'ab', 'merchant_reference', 'INVALID'],
@@ -174,7 +175,7 @@ describe('unreferenced refunds', function () {
       assert.equal(error.code, code, `${path}=${JSON.stringify(value)}`);
     }
     // The accepted edges.
-    for (const [path, value] of [['amount.value', 0.0001], ['merchant_order_id', 'abc'], ['merchant_order_id', 'x'.repeat(255)], ['description', 'abc'], ['description', 'd'.repeat(255)], ['merchant_reference', 'r'.repeat(255)], ['metadata', [{ key: 'k', value: 'v'.repeat(512) }]], ['payment_method.detail.card.soft_descriptor', 'x'.repeat(255)], ['payment_method.detail.card.card_data.expiration_month', 1]] as const) {
+    for (const [path, value] of [['amount', { value: 0.01, currency: 'USD' }], ['amount', { value: 0.0001, currency: 'CLF' }], ['amount', { value: 1, currency: 'JPY' }], ['merchant_order_id', 'abc'], ['merchant_order_id', 'x'.repeat(255)], ['description', 'abc'], ['description', 'd'.repeat(255)], ['merchant_reference', 'r'.repeat(255)], ['metadata', [{ key: 'k', value: 'v'.repeat(512) }]], ['payment_method.detail.card.soft_descriptor', 'x'.repeat(255)], ['payment_method.detail.card.card_data.expiration_month', 1]] as const) {
       const r = await refund(m, set(base, path, value));
       assert.equal(r.status, 201, `${path}: ${r.text}`);
     }
