@@ -15,6 +15,7 @@
  * (banking_transfer.pending / .processing / .completed / .failed).
  */
 import type { FieldError } from './errors';
+import { isIsoCountry } from './iso-codes';
 import { currencyExponent, toCurrencyMinor, toMinor } from './money';
 
 export const BANKING_REGIONS = ['US', 'UK', 'AU'] as const;
@@ -94,7 +95,7 @@ export function isAbaRoutingNumber(value: string): boolean {
 /** ISO 13616 IBAN: country, check digits, BBAN; mod-97 of the rearranged number is 1. */
 export function isIban(value: string): boolean {
   const iban = value.replace(/\s+/g, '').toUpperCase();
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false;
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban) || !isIsoCountry(iban.slice(0, 2))) return false;
   const digits = (iban.slice(4) + iban.slice(0, 4)).replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
   let remainder = 0;
   for (const char of digits) remainder = (remainder * 10 + Number(char)) % 97;

@@ -18,6 +18,7 @@ import {
   annotate, boundedString, CountryCode, currencyAmount, DecimalAmount, enumOf, intRange, maxString, metadataList, nullable, struct, Uuid,
 } from '../codecs/common';
 import type { FieldError } from '../errors';
+import { isIsoCountry } from '../iso-codes';
 import { CARD_BRANDS, CARD_TYPES, CardNumber, customerPayerFields, Document, ExpirationYear, SecurityCode, StoredCredentials } from '../payments/codecs';
 import { PROVIDER_IDS } from '../payments/routing';
 import { bankRailOf, CreditMethod, lastFourOf, SecureCallbackUrl } from '../money-movement/common';
@@ -111,7 +112,7 @@ const BIC = /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
 /** ISO 13616 check (mod 97). */
 export function ibanValid(iban: string): boolean {
   const compact = iban.replace(/\s+/g, '').toUpperCase();
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(compact)) return false;
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(compact) || !isIsoCountry(compact.slice(0, 2))) return false;
   const digits = (compact.slice(4) + compact.slice(0, 4)).replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
   let rest = 0;
   for (const d of digits) rest = (rest * 10 + Number(d)) % 97;
@@ -145,7 +146,7 @@ export function unreferencedRefundProblems(request: UnreferencedRefundRequest): 
     if (rail === 'ACH') {
       if (!bank.bank_id) add(`${prefix}.bank_id`, 'REQUIRED', `${prefix}.bank_id (9-digit routing number) is required for ACH`);
       else if (!/^\d{9}$/.test(bank.bank_id)) add(`${prefix}.bank_id`, 'INVALID', `${prefix}.bank_id must be a 9-digit routing number for ACH`);
-    } else if (bank.bank_id && !BIC.test(bank.bank_id) && !/^\d{3,11}$/.test(bank.bank_id)) {
+    } else if (bank.bank_id && !(BIC.test(bank.bank_id) && isIsoCountry(bank.bank_id.slice(4, 6))) && !/^\d{3,11}$/.test(bank.bank_id)) {
       add(`${prefix}.bank_id`, 'INVALID', `${prefix}.bank_id must be a BIC/SWIFT code or a numeric bank code`);
     }
     if ((rail === 'ACH' || DOCUMENT_CORRIDORS.includes(request.country)) && !bank.beneficiary_document) {
