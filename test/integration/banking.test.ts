@@ -241,6 +241,8 @@ describe('banking connectivity (integration)', function () {
         ['amount negative', { ...base, amount: { value: -1, currency: 'USD' } }, /amount\.value/],
         ['amount 5 decimals', { ...base, amount: { value: 1.00001, currency: 'USD' } }, /amount\.value/],
         ['amount beyond cents', { ...base, amount: { value: 1.001, currency: 'USD' } }, /at most 2 decimal places for USD/],
+        ['amount above the maximum', { ...base, amount: { value: 1e21, currency: 'USD' } }, /at most 9999999999999.99 USD/],
+        ['currency not in ISO 4217', { ...base, amount: { value: 10, currency: 'ABC' } }, /ISO 4217/],
         ['US missing routing_number', { ...base, destination_account: { account_number: '123456789' } }, /routing_number is required for US/],
         ['US missing account_number', { ...base, destination_account: { routing_number: '021000021' } }, /account_number is required for US/],
         ['US bad routing checksum', { ...base, destination_account: { ...US_DESTINATION, routing_number: '021000022' } }, /valid 9-digit ABA/],
