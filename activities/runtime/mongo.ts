@@ -35,7 +35,10 @@ export const INDEXES: Record<string, IndexDescription[]> = {
     { key: { secret_hash: 1 }, unique: true, name: 'secret_hash_unique' },
   ],
   idempotency_keys: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
-  rate_limit_slots: [{ key: { expires_at: 1 }, name: 'by_expiry' }],
+  rate_limit_slots: [
+    { key: { expires_at: 1 }, name: 'by_expiry' },
+    { key: { subject: 1, window: 1 }, name: 'by_subject_window' },
+  ],
   pings: [{ key: { organization_code: 1 }, name: 'by_organization' }],
   payments: [
     { key: { organization_code: 1, merchant_order_id: 1 }, name: 'by_merchant_order_id' },

@@ -266,6 +266,29 @@ describe('foundation (integration)', function () {
         await api.close();
       }
     });
+
+    it('claims slots in blocks: one database write per block, and two processes together stay within the limit', async () => {
+      const limits = { points: 200, windowSeconds: 60 }; // blocks of 4 slots
+      const apiA = await startApi({ config: testConfig({ rateLimit: limits }), keyring: stack.keyring, db: stack.db, temporal: stack.temporal, logger: silent });
+      const apiB = await startApi({ config: testConfig({ rateLimit: limits }), keyring: stack.keyring, db: stack.db, temporal: stack.temporal, logger: silent });
+      try {
+        const fresh = await newMerchant('Block-leasing merchant');
+        const ping = (url: string) => call('/v1/pings/6a6f2b52-6e3d-4a53-9f4b-1c1b0a7e2d10', { credentials: fresh }, url);
+        for (let i = 0; i < 20; i++) assert.equal((await ping(apiA.url)).status, 404);
+        const credential = await stack.db.collection('credentials').findOne({ public_api_key: fresh.public_api_key });
+        const claims = await stack.db.collection('rate_limit_slots').countDocuments({ subject: credential!._id });
+        assert.equal(claims, 5, `20 requests in blocks of 4 are 5 claims, not ${claims}`);
+        // Both processes at once, well past the limit: never more than 200 allowed in all.
+        const burst = await Promise.all(Array.from({ length: 260 }, (_, i) => ping(i % 2 ? apiB.url : apiA.url)));
+        const allowed = burst.filter((r) => r.status === 404).length;
+        assert.ok(allowed <= 180, `at most the 180 slots left may be used, got ${allowed}`);
+        assert.ok(allowed >= 180 - 2 * 3, `at most one partly used block per process is lost, got ${allowed}`);
+        assert.equal(burst.filter((r) => r.status === 429).length, 260 - allowed);
+      } finally {
+        await apiA.close();
+        await apiB.close();
+      }
+    });
   });
 
   describe('OpenAPI document', () => {
