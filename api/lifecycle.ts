@@ -32,6 +32,28 @@ export function lifecycleWorkflowId(ctx: AppContext, prefix: string, resourceId:
   return key ? `${prefix}-${ctx.state.principal!.organizationCode}-${key.toLowerCase()}` : `${prefix}-${resourceId}`;
 }
 
+/**
+ * Bounds a synchronous wait on a workflow (an update, a short workflow) to
+ * LIFECYCLE_SYNC_WAIT_MS, well below the idempotency lock's lifetime: past it the caller
+ * gets 503 and retries with the same key, which joins the same update or workflow.
+ */
+export async function withinSyncWait<T>(deps: AppDeps, work: Promise<T>): Promise<T> {
+  work.catch(() => undefined); // may settle after the wait; what it does carries on in the workflow
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<typeof NOT_CONFIRMED>((resolve) => {
+    timer = setTimeout(() => resolve(NOT_CONFIRMED), deps.config.lifecycleSyncWaitMs);
+  });
+  try {
+    const first = await Promise.race([work, waited]);
+    if (first !== NOT_CONFIRMED) return first as T;
+  } finally {
+    clearTimeout(timer);
+  }
+  throw new ApiError('unavailable', 'the request could not be confirmed in time; retry it with the same X-Idempotency-Key');
+}
+
+const NOT_CONFIRMED = Symbol('not confirmed in time');
+
 export async function startLifecycle<R>(deps: AppDeps, start: LifecycleStart<R>): Promise<R> {
   const startWorkflowOperation = new WithStartWorkflowOperation(start.workflowType, {
     workflowId: start.workflowId,

@@ -16,6 +16,8 @@ export interface RunningApi {
   server: Server;
   deps: AppDeps;
   url: string;
+  /** This process's name in the idempotency locks it holds. */
+  processId: string;
   close(): Promise<void>;
 }
 
@@ -31,7 +33,8 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
     overrides.temporal ??
     (await connectTemporalClient(config, keyring, workflowStartInterceptors((type) => metrics.workflowStarts.inc({ workflow_type: type }))));
   const deps: AppDeps = { config, logger, keyring, db, temporal, metrics };
-  const { koa } = createApp(deps);
+  const { koa, idempotency } = createApp(deps);
+  await idempotency.start();
   const server = koa.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
@@ -41,9 +44,11 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
     server,
     deps,
     url,
+    processId: idempotency.holder,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await idempotency.stop();
       if (!overrides.temporal) await temporal.connection.close();
       if (mongo) await mongo.client.close();
     },

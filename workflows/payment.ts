@@ -42,6 +42,7 @@ import {
 import { isFinal, nextState, PaymentEvent, TransactionCategory, TransactionType } from '../domain/payments/states';
 import { startWebhookDelivery } from './webhook-delivery';
 import { creditCapturedSplits } from './split-credits';
+import { serialQueue } from './serial';
 
 // Short MongoDB reads and writes run as local activities (no task-queue round trip per
 // write); they are idempotent like every activity, and recorded in history as markers.
@@ -118,7 +119,10 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   const now = () => new Date().toISOString(); // workflow time: deterministic on replay
   let record = newPaymentRecord(input.payment);
   let outcomeReached = false;
-  let busy = false;
+  let busy = false; // before 'serial-operations': the old, racy exclusion (kept for replay)
+  // Histories recorded before the FIFO queue keep their old ordering on replay.
+  const serialOperations = patched('serial-operations');
+  const serially = serialQueue();
   let authorizedOn: RoutedConnection | null = null;
 
   async function save(): Promise<void> {
@@ -245,8 +249,18 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     if (compareAmounts(amount, 0) <= 0 || compareAmounts(amount, refundable(record)) > 0) badAmount(`refund amount must be greater than 0 and at most the captured amount not yet refunded (${refundable(record)})`);
   }
 
-  /** One operation at a time; the state is validated again once it is our turn. */
+  /**
+   * One operation at a time, in arrival order; the state is validated again once it is our
+   * turn, and the caller gets the record as its own operation left it.
+   */
   async function exclusive(validate: () => void, run: () => Promise<void>): Promise<PaymentRecord> {
+    if (serialOperations) {
+      return serially(async () => {
+        validate();
+        await run();
+        return record;
+      });
+    }
     await condition(() => !busy);
     validate();
     busy = true;
@@ -396,6 +410,19 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     const window = record.sub_status === 'AUTHORIZED' ? AUTHORIZATION_HOLD : record.sub_status === 'WAITING_ADDITIONAL_STEP' ? THREE_DS_WINDOW : REFUND_WINDOW;
     const moved = await condition(() => `${record.status}/${record.sub_status}` !== state, window);
     if (moved) continue;
+    if (serialOperations) {
+      if (record.sub_status !== 'AUTHORIZED' && record.sub_status !== 'WAITING_ADDITIONAL_STEP') break; // refund window closed
+      // Expiry queues behind operations already accepted; one of them may have moved the payment.
+      const expired = await serially(async () => {
+        if (`${record.status}/${record.sub_status}` !== state) return false;
+        await operate('CANCEL', { operationId: 'expiry', reason: 'authorization expired' }, record.amount.value, () => {
+          record = applyEvent(record, { type: 'expired' }, now());
+        }, record.sub_status === 'AUTHORIZED' ? 'void' : null);
+        return true;
+      });
+      if (expired && !isFinal(record)) break; // the provider refused the void: nothing more to wait for
+      continue;
+    }
     await condition(() => !busy);
     if (record.sub_status === 'AUTHORIZED' || record.sub_status === 'WAITING_ADDITIONAL_STEP') {
       const authorized = record.sub_status === 'AUTHORIZED';

@@ -2,6 +2,7 @@
  * Customers, customer sessions, enrollment of cards in a session, enrolled methods, and
  * one-time card tokens (area 'enrollment' for the checkout endpoints, per the spec).
  */
+import { withinSyncWait } from '../lifecycle';
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
 import { CustomerDoc, CustomerSessionDoc, findCustomer, findPaymentMethod, findSession, renderPaymentMethod, EnrollInput } from '../../activities/repositories/customers';
@@ -131,11 +132,11 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
         sessionId: session._id, verifyPaymentId: null, idempotencyKey: ctx.get('x-idempotency-key') || null,
         securityCodeLength: body.card.security_code?.length ?? null, preferred: body.preferred ?? null, name: body.name ?? null,
       };
-      const { vaultedToken } = await deps.temporal.workflow.execute('enrollmentWorkflow', {
+      const { vaultedToken } = await withinSyncWait(deps, deps.temporal.workflow.execute('enrollmentWorkflow', {
         taskQueue: deps.config.taskQueue, workflowId: `enrollment-${input.vaultedToken}`, args: [input], workflowExecutionTimeout: '1 minute',
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
         searchAttributes: { ResourceType: ['payment_method'], AccountId: [session.account_id], OrganizationCode: [organizationCode] },
-      }) as { vaultedToken: string };
+      }) as Promise<{ vaultedToken: string }>);
       const doc = await findPaymentMethod(deps.db, organizationCode, session.customer_id, vaultedToken);
       ctx.status = 201;
       ctx.body = renderPaymentMethod(doc!);

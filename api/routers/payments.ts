@@ -2,7 +2,8 @@
  * Payments: creation (a payment workflow answering with its first outcome), retrieval,
  * and capture / cancel / refund (updates on the payment's workflow).
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { withinSyncWait } from '../lifecycle';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import * as t from 'io-ts';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
@@ -59,18 +60,33 @@ function booleanQuery(ctx: AppContext, name: string): boolean {
  */
 async function startPayment(deps: AppDeps, input: PaymentWorkflowInput): Promise<PaymentRecord> {
   const { paymentId, organizationCode, accountId, request } = input.payment;
-  const handle = await deps.temporal.workflow.start('paymentWorkflow', {
+  // One round trip starts the workflow and waits for its first outcome (update-with-start).
+  // REJECT_DUPLICATE: a payment id runs once, ever; a late retry of a closed payment reads it back.
+  const startWorkflowOperation = new WithStartWorkflowOperation('paymentWorkflow', {
     workflowId: paymentWorkflowId(paymentId),
     taskQueue: deps.config.taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
     searchAttributes: { ResourceType: ['payment'], AccountId: [accountId], OrganizationCode: [organizationCode], MerchantReference: [request.merchant_reference] },
   });
-  const outcome = handle.executeUpdate(firstOutcomeUpdate, { updateId: 'first-outcome' });
+  const outcome = deps.temporal.workflow.executeUpdateWithStart(firstOutcomeUpdate, { startWorkflowOperation, updateId: 'first-outcome' });
   outcome.catch(() => undefined); // may be abandoned below; the workflow carries on regardless
-  const first = await Promise.race([outcome, sleep(deps.config.paymentSyncWaitMs).then(() => null)]).catch(() => null);
+  let first: PaymentRecord | null;
+  try {
+    first = await Promise.race([outcome, sleep(deps.config.paymentSyncWaitMs).then(() => null)]);
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    first = null; // closed long ago: the stored record answers
+  }
   if (first) return first;
-  return (await findPayment(deps.db, organizationCode, paymentId)) ?? newPaymentRecord(input.payment);
+  const stored = await findPayment(deps.db, organizationCode, paymentId);
+  if (stored) return stored;
+  // Slower than the wait (no worker yet, a slow provider): answer PENDING only once the
+  // workflow is known to exist, so a PENDING payment is never one that was not started.
+  const exists = await deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).describe().then(() => true, () => false);
+  if (!exists) throw new ApiError('unavailable', 'the payment could not be confirmed in time; retry it with the same X-Idempotency-Key');
+  return newPaymentRecord(input.payment);
 }
 
 function sleep(ms: number): Promise<void> {
@@ -80,7 +96,7 @@ function sleep(ms: number): Promise<void> {
 /** Runs an update on a payment's workflow, mapping refusals to HTTP answers. */
 async function operate(deps: AppDeps, paymentId: string, update: typeof captureUpdate, request: OperationRequest): Promise<PaymentRecord> {
   try {
-    return await deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).executeUpdate(update, { args: [request], updateId: `${update.name}-${request.operationId}` });
+    return await withinSyncWait(deps, deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).executeUpdate(update, { args: [request], updateId: `${update.name}-${request.operationId}` }));
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       if (error.cause.type === INVALID_TRANSITION) throw new ApiError('conflict', error.cause.message, { code: 'INVALID_STATUS_TRANSITION' });
@@ -127,6 +143,16 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
       const account = await findOwnedAccount(deps.db, organizationCode, request.account_id);
       if (!account) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });
       const paymentId = paymentIdFor(organizationCode, ctx.get('x-idempotency-key') || undefined);
+      if (ctx.get('x-idempotency-key')) {
+        // The key's answer expired or was lost, the payment was not: answer with it, never run it again.
+        const existing = await findPayment(deps.db, organizationCode, paymentId);
+        if (existing) {
+          ctx.status = 201;
+          ctx.set('Location', `/v1/payments/${existing.id}`);
+          ctx.body = renderPayment(existing);
+          return;
+        }
+      }
 
       let customer: CustomerPayerRecord | null = null;
       const { id: customerId, ...inlinePayer } = request.customer_payer ?? {};

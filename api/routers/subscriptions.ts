@@ -22,7 +22,7 @@ import {
   cancelSubscriptionUpdate, pauseSubscriptionUpdate, resumeSubscriptionUpdate, SUBSCRIPTION_INVALID_TRANSITION, subscriptionAnsweredUpdate, subscriptionMetadataUpdate,
 } from '../../workflows/subscription';
 import type { AppDeps } from '../context';
-import { startLifecycle } from '../lifecycle';
+import { startLifecycle, withinSyncWait } from '../lifecycle';
 import type { RouteTable } from '../routes';
 
 const ID_PARAM = { name: 'subscription_id', description: 'id returned at creation', schema: { type: 'string', format: 'uuid' } };
@@ -118,7 +118,7 @@ export function registerSubscriptionRoutes(routes: RouteTable, deps: AppDeps): v
 
   async function runUpdate(id: string, run: (handle: ReturnType<typeof deps.temporal.workflow.getHandle>) => Promise<SubscriptionRecord>): Promise<SubscriptionRecord> {
     try {
-      return await run(deps.temporal.workflow.getHandle(workflowIdOf(id)));
+      return await withinSyncWait(deps, run(deps.temporal.workflow.getHandle(workflowIdOf(id))));
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === SUBSCRIPTION_INVALID_TRANSITION) {
         throw new ApiError('conflict', error.cause.message, { code: 'INVALID_STATUS_TRANSITION' });

@@ -403,7 +403,7 @@ describe('banking connectivity (integration)', function () {
         assert.equal(response.body.http_code, 503);
         assert.match(response.body.messages[0], /retry it with the same X-Idempotency-Key/);
         assert.ok(Date.now() - started >= 1_900);
-        assert.equal(await stack.db.collection('idempotency_keys').countDocuments({ _id: `${merchant.organization_code}:${key}` as never }), 0);
+        assert.equal(await stack.db.collection('idempotency_keys').countDocuments({ _id: `${merchant.organization_code}:POST /v1/banking/transfers:${key}` as never }), 0);
       } finally {
         await api.close();
         await stack.temporal.workflow.getHandle(`banking-transfer-${merchant.organization_code}-${key}`).terminate('test cleanup').catch(() => undefined);
