@@ -90,7 +90,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
      * so nothing stays charged when the route moves on to the next connection.
      */
     async authorizeAttempt(input: AttemptInput): Promise<ProviderResult> {
-      const card = await findVaultCard(db, input.cardId);
+      const [card, securityCode] = await Promise.all([findVaultCard(db, input.cardId), readSecurityCode(db, keyring, input.paymentId)]);
       if (!card) throw new Error(`vault card ${input.cardId} is missing`);
       const connector = connectorFor(input.connection.providerId);
       const baseUrl = baseUrlFor(input.connection.providerId, config);
@@ -108,7 +108,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
           holderName: card.holder_name,
           expirationMonth: card.expiration_month,
           expirationYear: fullYear(card.expiration_year),
-          securityCode: await readSecurityCode(db, keyring, input.paymentId),
+          securityCode,
         },
       });
       return withHeartbeat(async () => {

@@ -9,7 +9,7 @@
  * when a `fallback` finds it, else 503 (idempotency keys are released on 5xx), and a retry
  * with the same key joins the same workflow when its id derives from the key.
  */
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import type { SearchAttributes, UpdateDefinition } from '@temporalio/common';
 import { ApiError } from '../domain/errors';
 import { RECORDED_UPDATE } from '../workflows/lifecycle';
@@ -53,6 +53,34 @@ export async function withinSyncWait<T>(deps: AppDeps, work: Promise<T>): Promis
 }
 
 const NOT_CONFIRMED = Symbol('not confirmed in time');
+
+/**
+ * Runs an update, again when the server answers that no worker processed it (type
+ * UnprocessedUpdate: it was handed to a workflow task that completed without it, so it never
+ * ran). The same update id makes the repeat safe.
+ */
+export async function updateRetryingUnprocessed<T>(run: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      const cause = (error as { cause?: { type?: string } }).cause;
+      if (attempt >= attempts || cause?.type !== 'UnprocessedUpdate') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
+}
+
+/**
+ * The entity's workflow had closed (a final state) before this update could run: it never
+ * ran, and it would have been refused anyway. Includes an update that arrived while the
+ * workflow was completing (the server fails it rather than delivering it).
+ */
+export function closedBeforeUpdate(error: unknown): boolean {
+  if (error instanceof WorkflowNotFoundError) return true;
+  const messages = [error, (error as { cause?: unknown })?.cause].map((e) => String((e as Error | undefined)?.message ?? ''));
+  return messages.some((m) => /already completed|completed before the Update completed/i.test(m));
+}
 
 export async function startLifecycle<R>(deps: AppDeps, start: LifecycleStart<R>): Promise<R> {
   const startWorkflowOperation = new WithStartWorkflowOperation(start.workflowType, {

@@ -113,6 +113,7 @@ export function targetOf(connection: { connectionId: string; providerId: string;
 
 /** Heartbeats while `work` runs, so a dead worker's provider call is retried within seconds. */
 export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  if (Context.current().info.isLocal) return work(); // local activities do not heartbeat; the workflow task does
   const timer = setInterval(() => Context.current().heartbeat(), 1_000);
   try {
     return await work();

@@ -40,7 +40,7 @@ import { validateCampaignWindow, validateRules } from '../../domain/campaigns/va
 import { ApiError, decodeOrThrow, FieldError } from '../../domain/errors';
 import { newId } from '../../domain/credentials';
 import { uuidFromKey } from '../../domain/ids';
-import { startLifecycle, withinSyncWait } from '../lifecycle';
+import { startLifecycle, updateRetryingUnprocessed, withinSyncWait } from '../lifecycle';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
 import {
   CAMPAIGNS,
@@ -145,7 +145,8 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
     const key = ctx.get('x-idempotency-key');
     const updateId = key ? `${definition.name}-${ctx.method}-${ctx.path}-${key}` : undefined;
     try {
-      return await withinSyncWait(deps, deps.temporal.workflow.getHandle(campaignWorkflowId(campaign._id)).executeUpdate(definition, { args: [arg], updateId }));
+      const handle = deps.temporal.workflow.getHandle(campaignWorkflowId(campaign._id));
+      return await withinSyncWait(deps, updateRetryingUnprocessed(() => handle.executeUpdate(definition, { args: [arg], updateId })));
     } catch (error) {
       throw await updateError(campaign._id, error);
     }

@@ -2,8 +2,8 @@
  * Payments: creation (a payment workflow answering with its first outcome), retrieval,
  * and capture / cancel / refund (updates on the payment's workflow).
  */
-import { withinSyncWait } from '../lifecycle';
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { closedBeforeUpdate, updateRetryingUnprocessed, withinSyncWait } from '../lifecycle';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import * as t from 'io-ts';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
@@ -96,13 +96,14 @@ function sleep(ms: number): Promise<void> {
 /** Runs an update on a payment's workflow, mapping refusals to HTTP answers. */
 async function operate(deps: AppDeps, paymentId: string, update: typeof captureUpdate, request: OperationRequest): Promise<PaymentRecord> {
   try {
-    return await withinSyncWait(deps, deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).executeUpdate(update, { args: [request], updateId: `${update.name}-${request.operationId}` }));
+    const handle = deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId));
+    return await withinSyncWait(deps, updateRetryingUnprocessed(() => handle.executeUpdate(update, { args: [request], updateId: `${update.name}-${request.operationId}` })));
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       if (error.cause.type === INVALID_TRANSITION) throw new ApiError('conflict', error.cause.message, { code: 'INVALID_STATUS_TRANSITION' });
       if (error.cause.type === INVALID_AMOUNT) throw new ApiError('validation', error.cause.message, { code: 'INVALID_AMOUNT', fieldErrors: [{ field: 'amount', code: 'OUT_OF_RANGE', message: error.cause.message }] });
     }
-    if (error instanceof WorkflowNotFoundError || /already completed/i.test(String((error as Error).message))) {
+    if (closedBeforeUpdate(error)) {
       throw new ApiError('conflict', 'this payment is closed: no further operation is possible', { code: 'INVALID_STATUS_TRANSITION' });
     }
     throw error;
@@ -169,7 +170,13 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
       let cardId: string;
       let summary: CardSummary;
       let vaultedToken: string | null = null;
+      let securityCodeStored: Promise<void> = Promise.resolve();
       if (isInlineCard(cardInput)) {
+        // The card and its CVV are written side by side: two writes, one wait.
+        if (cardInput.security_code) {
+          securityCodeStored = storeSecurityCode(deps.db, deps.keyring, paymentId, cardInput.security_code);
+          securityCodeStored.catch(() => undefined); // awaited below; a failure there fails the request
+        }
         ({ cardId, summary } = await vaultCard(deps.db, deps.keyring, { organizationCode, accountId: account._id }, cardInput));
       } else {
         if (method.vaulted_token) {
@@ -190,7 +197,8 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
         if (!card) throw new ApiError('not_found', 'the card of this token is no longer in the vault', { code: 'PAYMENT_METHOD_NOT_FOUND' });
         summary = summaryOf(card);
       }
-      if (cardInput?.security_code) await storeSecurityCode(deps.db, deps.keyring, paymentId, cardInput.security_code);
+      if (cardInput?.security_code && !isInlineCard(cardInput)) securityCodeStored = storeSecurityCode(deps.db, deps.keyring, paymentId, cardInput.security_code);
+      await securityCodeStored;
 
       const record = await startPayment(deps, {
         payment: { paymentId, organizationCode, accountId: account._id, createdAt: new Date().toISOString(), request: sanitizePaymentRequest(request), card: summary, customer, vaultedToken },

@@ -5,7 +5,7 @@
  *   POST  /v1/subscriptions/{id}/pause | resume | cancel
  *   PATCH /v1/subscriptions/{id}                  metadata changes (empty value unsets a key)
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { customerPayerOf, findCustomer, findPaymentMethod } from '../../activities/repositories/customers';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
@@ -22,7 +22,7 @@ import {
   cancelSubscriptionUpdate, pauseSubscriptionUpdate, resumeSubscriptionUpdate, SUBSCRIPTION_INVALID_TRANSITION, subscriptionAnsweredUpdate, subscriptionMetadataUpdate,
 } from '../../workflows/subscription';
 import type { AppDeps } from '../context';
-import { startLifecycle, withinSyncWait } from '../lifecycle';
+import { closedBeforeUpdate, startLifecycle, updateRetryingUnprocessed, withinSyncWait } from '../lifecycle';
 import type { RouteTable } from '../routes';
 
 const ID_PARAM = { name: 'subscription_id', description: 'id returned at creation', schema: { type: 'string', format: 'uuid' } };
@@ -118,12 +118,12 @@ export function registerSubscriptionRoutes(routes: RouteTable, deps: AppDeps): v
 
   async function runUpdate(id: string, run: (handle: ReturnType<typeof deps.temporal.workflow.getHandle>) => Promise<SubscriptionRecord>): Promise<SubscriptionRecord> {
     try {
-      return await withinSyncWait(deps, run(deps.temporal.workflow.getHandle(workflowIdOf(id))));
+      return await withinSyncWait(deps, updateRetryingUnprocessed(() => run(deps.temporal.workflow.getHandle(workflowIdOf(id)))));
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === SUBSCRIPTION_INVALID_TRANSITION) {
         throw new ApiError('conflict', error.cause.message, { code: 'INVALID_STATUS_TRANSITION' });
       }
-      if (error instanceof WorkflowNotFoundError || /already completed/i.test(String((error as Error).message))) {
+      if (closedBeforeUpdate(error)) {
         throw new ApiError('conflict', 'this subscription is closed: no further change is possible', { code: 'INVALID_STATUS_TRANSITION' });
       }
       throw error;

@@ -3,6 +3,7 @@
  * against the test infrastructure, for tests that kill them or run several at once.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 
 const DIST = path.resolve(__dirname, '..', '..');
@@ -14,7 +15,7 @@ export interface SpawnedProcess {
   stop(): Promise<void>;
 }
 
-function launch(script: string, env: Record<string, string>, ready: (line: string) => boolean): Promise<{ process: SpawnedProcess; line: string }> {
+export function launch(script: string, env: Record<string, string>, ready: (line: string) => boolean): Promise<{ process: SpawnedProcess; line: string }> {
   const child = spawn(process.execPath, [path.join(DIST, script)], { env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
@@ -30,7 +31,9 @@ function launch(script: string, env: Record<string, string>, ready: (line: strin
       for (const line of lines) {
         if (ready(line)) {
           child.stdout!.off('data', onData);
-          child.stdout!.resume(); // keep draining its log
+          // Keep draining its log; SWITCHYARD_CHILD_LOGS=<dir> keeps it for debugging.
+          if (process.env.SWITCHYARD_CHILD_LOGS) child.stdout!.pipe(fs.createWriteStream(path.join(process.env.SWITCHYARD_CHILD_LOGS, `${path.basename(script, '.js')}-${child.pid}.log`)));
+          else child.stdout!.resume();
           resolve({ process: { child, exited, stop }, line });
           return;
         }
@@ -45,6 +48,12 @@ function launch(script: string, env: Record<string, string>, ready: (line: strin
 export async function spawnWorker(taskQueue: string, env: Record<string, string> = {}): Promise<SpawnedProcess> {
   const { process } = await launch('activities/worker.js', { TEMPORAL_TASK_QUEUE: taskQueue, ...env }, (line) => line.includes('Switchyard worker running'));
   return process;
+}
+
+/** Any of our servers that logs a JSON line with `msg` and `url` once it listens (PORT=0: a free port). */
+export async function spawnServer(script: string, readyMessage: string, env: Record<string, string> = {}): Promise<SpawnedProcess & { url: string }> {
+  const { process, line } = await launch(script, env, (l) => l.includes(readyMessage));
+  return { ...process, url: (JSON.parse(line) as { url: string }).url };
 }
 
 /** An API process on a free port starting work on `taskQueue`; resolves with its URL. */
