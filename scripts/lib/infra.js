@@ -156,6 +156,7 @@ async function withPrivateInfra({ binaries, prefix, database, keepDataOnFailure 
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: 'default',
       FERRETDB_BIN: binaries.ferretdb,
+      TEMPORAL_BIN: binaries.temporal,
       LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
       SWITCHYARD_TEST_LOG_DIR: logDir,
     });
