@@ -6,14 +6,16 @@
  *   create-merchant --name NAME   prints {organization_code, account_id, public_api_key, private_secret_key}
  *   sandbox-merchant --file PATH  the development stack's merchant: created once, its
  *                                 credentials kept in PATH (mode 600) so each start can print them
- *   reseal-vault                  after adding a new first key to SWITCHYARD_MASTER_KEYS:
- *                                 re-encrypts every vaulted card under it, prints {resealed, active_key_id}
+ *   rotate-key [--id ID]          development keyring (DATA_DIR/master-keys.txt): puts a new key
+ *                                 first and keeps the old ones, prints {active_key_id, key_ids, key_file}
+ *   reseal-vault                  after a rotation and a restart: re-encrypts every vaulted card
+ *                                 under the active key, prints {resealed, active_key_id}
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { createMerchant } from '../activities/repositories/merchants';
 import { resealVault } from '../activities/repositories/vault';
-import { loadKeyring } from '../activities/runtime/keys';
+import { keyFilePath, loadKeyring, rotateKeyFile } from '../activities/runtime/keys';
 import { loadConfig } from '../activities/runtime/config';
 import { connectMongo, ensureIndexes } from '../activities/runtime/mongo';
 import { readStackFile, stackFilePath, writerAlive } from '../activities/runtime/stack-file';
@@ -68,13 +70,42 @@ function connectionEnv(env: NodeJS.ProcessEnv, argv: string[]): NodeJS.ProcessEn
   };
 }
 
+/**
+ * Resealing under a key the running processes have not loaded would make every vaulted card
+ * unreadable to them: the stack must have started after the key file last changed.
+ */
+function refuseStackOlderThanKeyFile(dataDir: string): void {
+  const facts = readStackFile(dataDir);
+  const keyFile = keyFilePath(dataDir);
+  if (!facts || !writerAlive(facts) || !fs.existsSync(keyFile)) return;
+  const startedAt = Date.parse(facts.started_at ?? '');
+  if (Number.isFinite(startedAt) && fs.statSync(keyFile).mtimeMs > startedAt) {
+    throw new UsageError(`the running stack (pid ${facts.pid}) started before ${keyFile} last changed, so it does not have the new key yet: restart it (Ctrl-C, then npm start), then run reseal-vault again`);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
-  if (!command || !['reseal-vault', 'create-merchant', 'sandbox-merchant'].includes(command)) {
+  if (!command || !['rotate-key', 'reseal-vault', 'create-merchant', 'sandbox-merchant'].includes(command)) {
     return usage(command ? `unknown command "${command}"` : 'no command given');
+  }
+  if (command === 'rotate-key') {
+    if (process.env.SWITCHYARD_MASTER_KEYS) {
+      throw new UsageError(
+        'the keyring comes from SWITCHYARD_MASTER_KEYS, which this command cannot change. Put a new key first and keep the others:\n' +
+          '  export SWITCHYARD_MASTER_KEYS="k2:$(openssl rand -base64 32),$SWITCHYARD_MASTER_KEYS"\n' +
+          'then restart every API and worker process with it, and run reseal-vault with it.',
+      );
+    }
+    const id = option(args, 'id');
+    const rotated = rotateKeyFile(dataDirOf(process.env), id);
+    process.stdout.write(`${JSON.stringify({ active_key_id: rotated.activeKeyId, key_ids: [...rotated.keys.keys()], key_file: keyFilePath(dataDirOf(process.env)) })}\n`);
+    process.stderr.write('Restart the stack (Ctrl-C, then npm start) so every process loads the new key, then run: npm run --silent admin -- reseal-vault\n');
+    return 0;
   }
   const config = loadConfig(connectionEnv(process.env, argv));
   if (command === 'reseal-vault') {
+    if (!process.env.SWITCHYARD_MASTER_KEYS) refuseStackOlderThanKeyFile(config.dataDir);
     const keyring = loadKeyring(config.dataDir);
     const mongo = await connectMongo(config.mongodbUri, config.mongodbDb);
     try {
@@ -117,7 +148,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function usage(problem: string): number {
-  process.stderr.write(`${problem}\nusage: npm run --silent admin -- create-merchant --name NAME | reseal-vault\n`);
+  process.stderr.write(`${problem}\nusage: npm run --silent admin -- create-merchant --name NAME | rotate-key [--id ID] | reseal-vault\n`);
   return 2;
 }
 

@@ -9,6 +9,7 @@ export const STACK_FILE = 'stack.json';
 
 export interface StackFacts {
   pid: number;
+  started_at?: string;
   data_dir: string;
   api_url: string;
   mongodb_uri: string;
