@@ -6,6 +6,7 @@
 import { ParentClosePolicy, proxyActivities, sleep, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { retryDelayMs } from '../domain/webhook-retry';
+import { resourceSearchAttributes } from '../domain/search-attributes';
 
 const { prepareWebhookDelivery, attemptWebhookDelivery, finishWebhookDelivery } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -53,6 +54,7 @@ export async function startWebhookDelivery(input: WebhookDeliveryInput): Promise
     workflowId: `webhook-${input.deliveryId}`,
     args: [input],
     parentClosePolicy: ParentClosePolicy.ABANDON,
-    searchAttributes: { ResourceType: ['webhook_delivery'], AccountId: [input.accountId], OrganizationCode: [input.organizationCode] },
+    // ResourceId is the announced resource's id: its deliveries are found with it.
+    searchAttributes: resourceSearchAttributes({ type: 'webhook_delivery', id: input.resourceId, accountId: input.accountId, organizationCode: input.organizationCode }),
   });
 }

@@ -16,6 +16,7 @@ const SEARCH_ATTRIBUTES = {
   ResourceType: 'Keyword',
   OrganizationCode: 'Keyword',
   ResourceStatus: 'Keyword',
+  ResourceId: 'Keyword',
 };
 
 function freePort() {
