@@ -13,7 +13,7 @@ import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/c
 import type { SearchAttributes, UpdateDefinition } from '@temporalio/common';
 import { ApiError } from '../domain/errors';
 import { RECORDED_UPDATE } from '../workflows/lifecycle';
-import type { AppContext, AppDeps } from './context';
+import type { AppDeps } from './context';
 
 export interface LifecycleStart<R> {
   workflowType: string;
@@ -24,12 +24,6 @@ export interface LifecycleStart<R> {
   update?: UpdateDefinition<R, []> | string;
   /** What to answer when the workflow is slower than the wait (read back from MongoDB). */
   fallback?: () => Promise<R | null>;
-}
-
-/** Workflow id of a resource: from the idempotency key when there is one, so retries join it. */
-export function lifecycleWorkflowId(ctx: AppContext, prefix: string, resourceId: string): string {
-  const key = ctx.get('x-idempotency-key');
-  return key ? `${prefix}-${ctx.state.principal!.organizationCode}-${key.toLowerCase()}` : `${prefix}-${resourceId}`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { ParentClosePolicy, proxyActivities, sleep, startChild } from '@temporal
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { retryDelayMs } from '../domain/webhook-retry';
+import { resourceSearchAttributes } from '../domain/search-attributes';
 
 const { prepareWebhookDelivery, attemptWebhookDelivery, finishWebhookDelivery } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -55,7 +56,8 @@ export async function startWebhookDelivery(input: WebhookDeliveryInput): Promise
       workflowId: `webhook-${input.deliveryId}`,
       args: [input],
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      searchAttributes: { ResourceType: ['webhook_delivery'], AccountId: [input.accountId], OrganizationCode: [input.organizationCode] },
+      // ResourceId is the announced resource's id: its deliveries are found with it.
+      searchAttributes: resourceSearchAttributes({ type: 'webhook_delivery', id: input.resourceId, accountId: input.accountId, organizationCode: input.organizationCode }),
     });
   } catch (error) {
     // The same event was already announced (its id is the delivery's): once is enough, and

@@ -18,6 +18,7 @@ export const SEARCH_ATTRIBUTES = {
   ResourceType: 'Keyword',
   OrganizationCode: 'Keyword',
   ResourceStatus: 'Keyword',
+  ResourceId: 'Keyword',
 } as const;
 
 export function temporalConnectOptions(config: Config) {

@@ -68,6 +68,7 @@ import {
 } from '../../workflows/campaign';
 import type { AppContext, AppDeps } from '../context';
 import type { ParameterDoc, RouteSpec, RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const TAG = 'Campaigns';
 const common = { tag: TAG, area: 'campaigns', auth: 'pair' } as const;
@@ -214,7 +215,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
             duration: body.duration ? { start_at: body.duration.start_at, end_at: body.duration.end_at ?? null } : null,
           },
         }],
-        searchAttributes: { ResourceType: ['campaign'], AccountId: [account._id], OrganizationCode: [organizationCode], ResourceStatus: ['ACTIVE'] },
+        searchAttributes: resourceSearchAttributes({ type: 'campaign', id, accountId: account._id, organizationCode, status: 'ACTIVE' }),
       });
       ctx.status = 201;
       ctx.body = campaign;

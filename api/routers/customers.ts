@@ -17,6 +17,7 @@ import { Customer, CustomerCreate, CustomerSession, CustomerSessionCreate, Enrol
 import { CardDetailInput, InlineCard, missingInlineCardFields } from '../../domain/payments/codecs';
 import type { AppDeps } from '../context';
 import type { RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const SESSION_TTL_MS = 60 * 60 * 1000;
 const UUID_PARAM = (name: string, description: string) => ({ name, description, schema: { type: 'string', format: 'uuid' } });
@@ -135,7 +136,7 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
       const { vaultedToken } = await withinSyncWait(deps, deps.temporal.workflow.execute('enrollmentWorkflow', {
         taskQueue: deps.config.taskQueue, workflowId: `enrollment-${input.vaultedToken}`, args: [input], workflowExecutionTimeout: '1 minute',
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-        searchAttributes: { ResourceType: ['payment_method'], AccountId: [session.account_id], OrganizationCode: [organizationCode] },
+        searchAttributes: resourceSearchAttributes({ type: 'payment_method', id: input.vaultedToken, accountId: session.account_id, organizationCode }),
       }) as Promise<{ vaultedToken: string }>);
       const doc = await findPaymentMethod(deps.db, organizationCode, session.customer_id, vaultedToken);
       ctx.status = 201;

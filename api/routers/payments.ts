@@ -24,6 +24,7 @@ import { cancelUpdate, captureUpdate, firstOutcomeUpdate, INVALID_AMOUNT, INVALI
 import type { AppContext, AppDeps } from '../context';
 import type { RouteTable } from '../routes';
 import { DRY_RUN_HEADER, handleDryRunPayment, isDryRunRequest } from './dry-run';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const PAYMENT_ID_PARAM = { name: 'payment_id', description: 'id of the payment', schema: { type: 'string', format: 'uuid' } };
 const IDEMPOTENCY = { required: false, format: 'uuid', onDifferentPayload: 'replay' } as const;
@@ -68,7 +69,7 @@ async function startPayment(deps: AppDeps, input: PaymentWorkflowInput): Promise
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    searchAttributes: { ResourceType: ['payment'], AccountId: [accountId], OrganizationCode: [organizationCode], MerchantReference: [request.merchant_reference] },
+    searchAttributes: resourceSearchAttributes({ type: 'payment', id: paymentId, accountId, organizationCode, merchantReference: request.merchant_reference }),
   });
   const outcome = deps.temporal.workflow.executeUpdateWithStart(firstOutcomeUpdate, { startWorkflowOperation, updateId: 'first-outcome' });
   outcome.catch(() => undefined); // may be abandoned below; the workflow carries on regardless

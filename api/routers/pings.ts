@@ -3,7 +3,8 @@
  * worker and answers with its result, proving credentials, API, Temporal and MongoDB end to
  * end; GET /v1/pings/:ping_id reads it back.
  */
-import { lifecycleWorkflowId, withinSyncWait } from '../lifecycle';
+import { withinSyncWait } from '../lifecycle';
+import { uuidFromKey } from '../../domain/ids';
 import * as t from 'io-ts';
 import { boundedString, struct, Timestamp, Uuid } from '../../domain/codecs/common';
 import { ApiError } from '../../domain/errors';
@@ -25,7 +26,8 @@ export function registerPingRoutes(routes: RouteTable, deps: AppDeps): void {
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
       // With a key, a retry joins the first ping's workflow instead of starting another.
-      const workflowId = lifecycleWorkflowId(ctx, 'ping', ctx.state.requestId);
+      const key = ctx.get('x-idempotency-key');
+      const workflowId = `ping-${key ? uuidFromKey('ping', organizationCode, key) : ctx.state.requestId}`;
       const result = await withinSyncWait(deps, deps.temporal.workflow.execute('pingWorkflow', {
         taskQueue: deps.config.taskQueue,
         workflowId,

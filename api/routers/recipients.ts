@@ -19,6 +19,7 @@ import type { AppDeps } from '../context';
 import { startLifecycle } from '../lifecycle';
 import { pinnedConnections } from '../provider-connections';
 import type { RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const IDEMPOTENCY = { required: false, format: 'uuid', onDifferentPayload: 'replay' } as const;
 const RECIPIENT_PARAM = { name: 'recipient_id', description: 'id returned by POST /v1/recipients', schema: { type: 'string', format: 'uuid' } };
@@ -159,10 +160,11 @@ export function registerRecipientRoutes(routes: RouteTable, deps: AppDeps): void
       };
       const answered = await startLifecycle(deps, {
         workflowType: 'onboardingWorkflow',
-        workflowId: `onboarding-${id}`,
+        // Both public ids in the workflow id: a recipient's onboardings are the ids starting with onboarding-<recipient_id>.
+        workflowId: `onboarding-${recipient.id}-${id}`,
         args: [{ record, connection, bank: bank ? { ...bank } : null }],
         update: onboardingAnsweredUpdate,
-        searchAttributes: { ResourceType: ['onboarding'], AccountId: [account._id], OrganizationCode: [organizationCode] },
+        searchAttributes: resourceSearchAttributes({ type: 'onboarding', id, accountId: account._id, organizationCode }),
         fallback: () => findOwnedRecord<OnboardingRecord>(deps.db, 'recipient_onboardings', organizationCode, id),
       });
       ctx.status = 201;

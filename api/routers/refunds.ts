@@ -23,6 +23,7 @@ import type { AppContext, AppDeps } from '../context';
 import { startLifecycle } from '../lifecycle';
 import { pinnedConnections } from '../provider-connections';
 import type { RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -169,7 +170,7 @@ export function registerRefundRoutes(routes: RouteTable, deps: AppDeps): void {
         workflowId: `unreferenced-refund-${refundId}`,
         args: [{ record, cardId, route }],
         update: refundCreatedUpdate,
-        searchAttributes: { ResourceType: ['unreferenced_refund'], AccountId: [account._id], OrganizationCode: [organizationCode], MerchantReference: [record.merchant_reference] },
+        searchAttributes: resourceSearchAttributes({ type: 'unreferenced_refund', id: refundId, accountId: account._id, organizationCode, merchantReference: record.merchant_reference }),
         fallback: () => findOwnedRecord<RefundRecord>(deps.db, 'unreferenced_refunds', organizationCode, refundId),
       });
       ctx.status = 201;

@@ -24,6 +24,7 @@ import {
 import type { AppDeps } from '../context';
 import { closedBeforeUpdate, startLifecycle, updateRetryingUnprocessed, withinSyncWait } from '../lifecycle';
 import type { RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const ID_PARAM = { name: 'subscription_id', description: 'id returned at creation', schema: { type: 'string', format: 'uuid' } };
 const workflowIdOf = (id: string) => `subscription-${id}`;
@@ -90,7 +91,7 @@ export function registerSubscriptionRoutes(routes: RouteTable, deps: AppDeps): v
         workflowId: workflowIdOf(id),
         args: [{ record, plan: { cardId: card._id, card: summaryOf(card), customer: customerPayerOf(customer) }, periodSeconds }],
         update: subscriptionAnsweredUpdate,
-        searchAttributes: { ResourceType: ['subscription'], AccountId: [account._id], OrganizationCode: [organizationCode], ...(record.merchant_reference ? { MerchantReference: [record.merchant_reference] } : {}) },
+        searchAttributes: resourceSearchAttributes({ type: 'subscription', id, accountId: account._id, organizationCode, merchantReference: record.merchant_reference }),
         fallback: () => findOwnedRecord<SubscriptionRecord>(deps.db, 'subscriptions', organizationCode, id),
       });
       ctx.status = 200;
