@@ -69,7 +69,7 @@ export const PAYMENT_METHODS = [
   { code: 'SPEI', name: 'SPEI', flow: 'bank_transfer', category: 'BANK_TRANSFER', listedInSpec: OURS },
   { code: 'PSE', name: 'PSE', flow: 'redirect', category: 'BANK_TRANSFER', listedInSpec: OURS },
   { code: 'WEBPAY', name: 'Webpay', flow: 'redirect', category: 'CARD', listedInSpec: OURS },
-  { code: 'KHIPU', name: 'Khipu', flow: 'redirect', category: 'BANK_TRANSFER', listedInSpec: OURS },
+  { code: 'UPI', name: 'UPI', flow: 'redirect', category: 'BANK_TRANSFER', listedInSpec: OURS },
   { code: 'SEPA_DIRECT_DEBIT', name: 'SEPA Direct Debit', flow: 'bank_transfer', category: 'BANK_TRANSFER', listedInSpec: OURS },
   // --- cash vouchers
   { code: 'BOLETO', name: 'Boleto Bancário', flow: 'voucher', category: 'CASH', listedInSpec: OURS },

@@ -175,7 +175,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     regions: ['NORTH_AMERICA', 'LATIN_AMERICA', 'EUROPE', 'MIDDLE_EAST'],
     countries: ['US', 'CA', 'MX', 'BR', 'AR', 'CL', 'CO', 'PE', ...EUROPE, 'IL'],
     currencies: ['USD', 'CAD', 'MXN', 'BRL', 'ARS', 'CLP', 'COP', 'PEN', ...EU_CURRENCIES, 'ILS'],
-    paymentMethodTypes: [...CARDS, 'APPLE_PAY', 'GOOGLE_PAY', 'PAYPAL', 'ACH', 'SEPA_DIRECT_DEBIT', 'PIX', 'BOLETO', 'OXXO', 'SPEI', 'PSE'],
+    paymentMethodTypes: [...CARDS, 'APPLE_PAY', 'GOOGLE_PAY', 'PAYPAL', 'ACH', 'SEPA_DIRECT_DEBIT', 'PIX', 'BOLETO', 'OXXO', 'SPEI', 'PSE', 'CRYPTO'],
     capabilities: [...ACQUIRING, 'unreferenced_refund', 'payout'],
     credits: { CARD: ['US', 'CA', 'GB', ...EU], BANK_TRANSFER: ['US', 'CA', 'GB', ...EU, 'BR', 'MX'] },
     amountUnit: 'major', countryFormat: 'alpha-2', docsUrl: 'https://docs.nuvei.com/',
@@ -320,7 +320,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     regions: ['ASIA_PACIFIC'],
     countries: ['IN', 'MY', 'SG'],
     currencies: ['INR', 'MYR', 'SGD', 'USD'],
-    paymentMethodTypes: [...CARDS, 'BANK_TRANSFER', 'PAYPAL'],
+    paymentMethodTypes: [...CARDS, 'UPI', 'BANK_TRANSFER', 'PAYPAL'],
     // Capture takes the authorized amount; uncaptured payments are released automatically.
     capabilities: ['authorize', 'capture', 'refund', 'partial_refund', 'payout', 'split', 'three_d_secure', 'tokenization'],
     credits: { BANK_TRANSFER: ['IN'], WALLET: ['IN'] },
