@@ -9,6 +9,8 @@ import { startWorker } from '../../activities/worker';
 import { EncryptionCodec } from '../../activities/runtime/payload-codec';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { DRY_RUN_LIMITS } from '../../domain/dry-run/codecs';
+import { PAYMENT_METHOD_TYPES } from '../../domain/payments/methods';
+import { PROVIDER_CODES } from '../../domain/providers/catalogue';
 import { call, getStack, newMerchant, testConfig, TestStack } from '../support/stack';
 import { b64, requestEvent, responseEvent, sandboxRequestBody, TEST_CVV, TEST_PAN, TEST_TOKEN, webhookEvent } from '../support/dry-run-fixtures';
 import { dryRunPay, getRegistration, paymentFor, register, registrationBody, sandboxExchange, uniqueReference, waitForRegistration } from '../support/dry-run';
@@ -132,6 +134,30 @@ describe('dry-run (integration)', function () {
       const empty = await register(merchant, registrationBody(uniqueReference(), { payment_method_type: '', provider_id: 'ADYEN' }));
       assert.equal(empty.status, 201);
       assert.equal(empty.body.payment_method_type, '');
+    });
+
+    it('accepts every catalogue code and every vocabulary value; refuses others with the spec\'s error', async () => {
+      // 50 registrations cover the 50 codes and, cycling, the 33 vocabulary values.
+      const answers = await Promise.all(PROVIDER_CODES.map((provider_id, i) => {
+        const payment_method_type = PAYMENT_METHOD_TYPES[i % PAYMENT_METHOD_TYPES.length];
+        return register(merchant, registrationBody(uniqueReference('cat'), { provider_id, payment_method_type })).then((r) => ({ r, provider_id, payment_method_type }));
+      }));
+      for (const { r, provider_id, payment_method_type } of answers) {
+        assert.equal(r.status, 201, `${provider_id} / ${payment_method_type}: ${JSON.stringify(r.body)}`);
+        assert.deepEqual([r.body.provider_id, r.body.payment_method_type], [provider_id, payment_method_type]);
+      }
+      assert.ok(PROVIDER_CODES.length >= PAYMENT_METHOD_TYPES.length);
+      for (const provider_id of ['GENERIC', 'STRIPE_V2', 'PAYPAL_BRAINTREE']) {
+        const r = await register(merchant, registrationBody(uniqueReference(), { provider_id }));
+        expectError(r, 400, 'TRAFFIC_LOG_SEMANTIC_INVALID');
+        assert.match(r.body.messages.join(' '), new RegExp(`provider_id ${provider_id} is not in the provider catalogue`));
+      }
+      for (const provider_id of ['adyen', 'Mercado Pago']) expectError(await register(merchant, registrationBody(uniqueReference(), { provider_id })), 400, 'TRAFFIC_LOG_VALIDATION_FAILED');
+      for (const payment_method_type of ['WALLET', 'apple_pay', 'PIX ', 'KHIPU']) {
+        const r = await register(merchant, registrationBody(uniqueReference(), { payment_method_type }));
+        expectError(r, 400, 'TRAFFIC_LOG_VALIDATION_FAILED');
+        assert.ok(r.body.messages.some((m: string) => m.startsWith('payment_method_type')), JSON.stringify(r.body));
+      }
     });
 
     it('headers: 64 KB decoded is legal; one byte more, or past 87,400 encoded characters, is 413', async () => {
