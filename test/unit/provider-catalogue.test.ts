@@ -6,6 +6,7 @@ import { PaymentMethodTypeCodec } from '../../domain/payments/codecs';
 import { CARD_METHOD_TYPES, METHOD_CATEGORIES, PAYMENT_FLOWS, PAYMENT_METHOD_TYPES, PAYMENT_METHODS } from '../../domain/payments/methods';
 import { connectionRefusal, servableConnections } from '../../domain/payments/routing';
 import { creditRefusal } from '../../domain/money-movement/common';
+import { profileProblems, SANDBOX_PROFILE } from '../../domain/dry-run/profiles';
 import {
   CAPABILITIES, CREDIT_PROVIDER_CODES, hasCapability, PROVIDER_CATALOGUE, PROVIDER_CODES, providerEntry, providerTakes, REGIONS, supportsCredit,
 } from '../../domain/providers/catalogue';
@@ -62,6 +63,12 @@ describe('unit: provider catalogue', () => {
       assert.equal(has('unreferenced_refund'), (p.credits.CARD?.length ?? 0) > 0, `${p.code}: card credits iff unreferenced_refund`);
       assert.equal(has('payout'), (p.credits.BANK_TRANSFER?.length ?? 0) + (p.credits.WALLET?.length ?? 0) > 0, `${p.code}: bank or wallet credits iff payout`);
     }
+  });
+
+  it('accepts dry-run mapping profiles only for catalogue providers', () => {
+    assert.deepEqual(profileProblems(SANDBOX_PROFILE), []);
+    assert.deepEqual(profileProblems({ ...SANDBOX_PROFILE, provider_id: 'ADYEN' }), []);
+    assert.deepEqual(profileProblems({ ...SANDBOX_PROFILE, provider_id: 'ACME' }), ['provider_id ACME is not in the provider catalogue']);
   });
 
   it('28 providers can push credits, as the spec counts the codes of a refund\'s provider_data.id', () => {
