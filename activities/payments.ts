@@ -7,14 +7,14 @@
  * answered by the provider with the first result instead of charging again.
  */
 import type { ActivityDeps } from './index';
-import { baseUrlFor, connectorFor } from './providers';
+import { baseUrlFor, connectorFor, paymentFlowsOf } from './providers';
 import { ProviderResult, ProviderTimeout, send, targetOf, withHeartbeat } from './providers/connector';
 import { markPaymentMethodUsed } from './repositories/customers';
 import { savePaymentRecord } from './repositories/payments';
 import { resolveRoute, RoutedConnection } from './repositories/routing';
 import { findVaultCard, forgetSecurityCode, openPan, readSecurityCode } from './repositories/vault';
 import { authorizingTransaction, PaymentRecord } from '../domain/payments/record';
-import type { RoutingFacts } from '../domain/payments/routing';
+import { RoutingFacts, servableConnections } from '../domain/payments/routing';
 import { fullYear } from '../domain/payments/cards';
 
 export interface AttemptInput {
@@ -80,8 +80,16 @@ export function createPaymentActivities(deps: ActivityDeps) {
       if (approved) await markPaymentMethodUsed(db, record.organization_code, record.payment_method.vaulted_token, approved.created_at);
     },
 
+    /**
+     * The route's connections that can take the payment. A connection to a catalogue
+     * provider without a connector (or one that does not take the method there) is left
+     * out here, so the payment ends NO_ROUTE instead of failing on a missing connector.
+     */
     async routePayment(input: { accountId: string; facts: RoutingFacts }): Promise<RoutedConnection[] | null> {
-      return resolveRoute(db, input.accountId, input.facts);
+      const route = await resolveRoute(db, input.accountId, input.facts);
+      if (!route) return null;
+      const { servable } = servableConnections(route, input.facts, paymentFlowsOf);
+      return servable.length ? servable : null;
     },
 
     /**

@@ -4,6 +4,7 @@
  * (timeouts, reversal, failover, storage) the same way for every provider.
  */
 import { Context } from '@temporalio/activity';
+import type { PaymentFlow } from '../../domain/payments/methods';
 import type { TransactionCategory } from '../../domain/payments/states';
 
 /** One configured connection (account + provider + the provider's merchant id). */
@@ -64,6 +65,8 @@ export interface ProviderResult {
 
 export interface ProviderConnector {
   readonly providerId: string;
+  /** Payment flows this connector implements; routing never sends a payment of another flow here. */
+  readonly flows: readonly PaymentFlow[];
   buildAuthorization(target: ConnectionTarget, request: AuthorizeRequest): ProviderHttpRequest;
   buildFollowUp(target: ConnectionTarget, kind: 'capture' | 'void' | 'refund', request: FollowUpRequest): ProviderHttpRequest;
   /** Timeout reversal of the authorization sent with `idempotencyKey`. */

@@ -13,7 +13,7 @@ import * as t from 'io-ts';
 import { newId } from '../../domain/credentials';
 import { ApiError } from '../../domain/errors';
 import { cardExpiryProblems } from '../../domain/payments/cards';
-import { Customer, CustomerCreate, CustomerSession, CustomerSessionCreate, EnrollablePaymentMethods, EnrollCardRequest, EnrolledPaymentMethod } from '../../domain/customers/codecs';
+import { Customer, CustomerCreate, CustomerSession, CustomerSessionCreate, EnrollablePaymentMethods, enrollableMethods, EnrollCardRequest, EnrolledPaymentMethod } from '../../domain/customers/codecs';
 import { CardDetailInput, InlineCard, missingInlineCardFields } from '../../domain/payments/codecs';
 import type { AppDeps } from '../context';
 import type { RouteTable } from '../routes';
@@ -103,12 +103,7 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
     },
     async (ctx) => {
       const session = await liveSession(ctx.state.principal!.organizationCode, ctx.params.customer_session);
-      // Cards are vaulted by Switchyard itself, so they are enrollable in every session country.
-      ctx.body = {
-        payment_methods: [
-          { name: 'Card', description: 'Credit and debit cards', type: 'CARD', category: 'CARD', icon: `${deps.config.publicBaseUrl}/static/icons/card.svg`, enrollment: { session: session._id, sdk_required_action: false } },
-        ],
-      };
+      ctx.body = { payment_methods: enrollableMethods(session._id, deps.config.publicBaseUrl) };
     },
   );
 

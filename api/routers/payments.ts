@@ -11,12 +11,16 @@ import { findPayment, findPaymentsByMerchantOrderId } from '../../activities/rep
 import { customerPayerOf, findCustomer, findPaymentMethod } from '../../activities/repositories/customers';
 import { findVaultCard, forgetSecurityCode, readSecurityCode, storeSecurityCode, summaryOf, vaultCard } from '../../activities/repositories/vault';
 import { consumeCardToken } from '../../activities/repositories/card-tokens';
+import { resolveRoute } from '../../activities/repositories/routing';
+import { paymentFlowsOf } from '../../activities/providers';
 import { TEST_CARDS_DOC } from '../../activities/sandbox-gateway/test-cards';
 import { amountFieldProblems, AMOUNT_PRECISION_RULE, DecimalAmount, maxString, struct, annotate, PositiveDecimalAmount } from '../../domain/codecs/common';
 import { newId } from '../../domain/credentials';
 import { uuidFromKey } from '../../domain/ids';
 import { ApiError } from '../../domain/errors';
-import { isInlineCard, normalizePaymentCreate, Payment, PaymentCreateRequest, paymentCreateProblems, PaymentList } from '../../domain/payments/codecs';
+import { CARD_METHOD_TYPES, isInlineCard, NormalizedPaymentCreate, normalizePaymentCreate, Payment, PaymentCreateRequest, paymentCreateProblems, PaymentList } from '../../domain/payments/codecs';
+import type { PaymentFlow } from '../../domain/payments/methods';
+import { servableConnections } from '../../domain/payments/routing';
 import { CustomerPayerRecord, newPaymentRecord, PaymentRecord, renderPayment, sanitizePaymentRequest, CardSummary } from '../../domain/payments/record';
 import { PAYMENT_STATES_DOC } from '../../domain/payments/states';
 import type { PaymentWorkflowInput, OperationRequest } from '../../workflows/payment';
@@ -111,6 +115,28 @@ async function operate(deps: AppDeps, paymentId: string, update: typeof captureU
   }
 }
 
+/** Flows the payment lifecycle (workflows/payment.ts) drives today. */
+const LIFECYCLE_FLOWS: readonly PaymentFlow[] = ['card'];
+
+/**
+ * Non-card methods are judged at the door, before anything is stored or started, so a
+ * payment nobody can take is a 422 now rather than a workflow that fails later. The
+ * reasons say what is missing: a matching routing rule, a provider that takes the method
+ * in the country (catalogue), or a connector and lifecycle for the method's flow.
+ */
+async function refuseNonCardPayment(deps: AppDeps, accountId: string, request: NormalizedPaymentCreate): Promise<never> {
+  const type = request.payment_method.type;
+  const facts = { country: request.country, paymentMethodType: type, currency: request.amount.currency, amount: request.amount.value, cardBrand: null, iin: null };
+  const route = await resolveRoute(deps.db, accountId, facts);
+  const flowsOf = (providerId: string) => paymentFlowsOf(providerId).filter((flow) => LIFECYCLE_FLOWS.includes(flow));
+  const reasons = route ? servableConnections(route, facts, flowsOf).refusals : ['no routing rule of the account matches this payment'];
+  const message = `no connection of this account can take ${type} payments in ${request.country}`;
+  throw new ApiError('unprocessable', [message, ...reasons], {
+    code: 'PAYMENT_METHOD_NOT_SUPPORTED',
+    fieldErrors: [{ field: 'payment_method.type', code: 'UNSUPPORTED', message: `${message}: ${reasons.join('; ')}` }],
+  });
+}
+
 const CaptureRequest = struct('CaptureRequest', {}, { amount: annotate(PositiveDecimalAmount, { description: `in the payment's currency, ${AMOUNT_PRECISION_RULE}; defaults to the whole authorized amount` }), description: maxString(255) });
 const CancelRequest = struct('CancelRequest', {}, { reason: maxString(255), description: maxString(255) });
 const RefundRequest = struct('RefundRequest', {}, {
@@ -128,12 +154,17 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
         'Creates the payment, routes it by the account\'s routing rules (default: two sandbox connections) and answers with the first outcome. ' +
         'A provider slower than the wait (PAYMENT_SYNC_WAIT_MS) gives 201 with status PENDING/PROCESSING; the outcome follows by webhook and GET. ' +
         'Failover goes to the next connection on soft decline, timeout (the attempt is reversed) or provider 5xx, never after a hard decline; every attempt is a transaction. ' +
+        'Non-card methods (wallets, redirects, vouchers, bank transfers: see the vocabulary in the README) are judged before anything is stored: when no connection of the route can take the method in the country, the answer is 422 PAYMENT_METHOD_NOT_SUPPORTED with the reasons (with Dry-run: true they are validated and stored like cards). ' +
         'capture=false authorizes only (capture later). X-Idempotency-Key (UUID): the same key within 24 h returns the first answer; a concurrent duplicate gets 400 REQUEST_IN_PROCESS. ' +
         `${PAYMENT_STATES_DOC} ${TEST_CARDS_DOC}`,
       idempotency: IDEMPOTENCY,
       headers: [DRY_RUN_HEADER],
       body: PaymentCreateRequest,
-      responses: { 201: { description: 'The payment with its first outcome (or PENDING); with Dry-run: true the stored dry-run payment (dry_run: true)', body: Payment }, 404: { description: 'account_id, customer_payer.id, token or vaulted_token unknown for this organization' } },
+      responses: {
+        201: { description: 'The payment with its first outcome (or PENDING); with Dry-run: true the stored dry-run payment (dry_run: true)', body: Payment },
+        404: { description: 'account_id, customer_payer.id, token or vaulted_token unknown for this organization' },
+        422: { description: 'PAYMENT_METHOD_NOT_SUPPORTED: no connection of the account\'s route can take this non-card method in this country (the messages say why); nothing is stored' },
+      },
     },
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
@@ -144,6 +175,7 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
       const request = normalizePaymentCreate(body);
       const account = await findOwnedAccount(deps.db, organizationCode, request.account_id);
       if (!account) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });
+      if (!CARD_METHOD_TYPES.includes(request.payment_method.type)) await refuseNonCardPayment(deps, account._id, request);
       const paymentId = paymentIdFor(organizationCode, ctx.get('x-idempotency-key') || undefined);
       if (ctx.get('x-idempotency-key')) {
         // The key's answer expired or was lost, the payment was not: answer with it, never run it again.

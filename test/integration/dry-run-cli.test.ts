@@ -88,7 +88,7 @@ describe('switchyard dry-run check (integration, CLI)', function () {
         ],
       },
     };
-    const args = ['dry-run', 'check', '--url', url, '--provider', 'GENERIC', '--traffic', write('capture.har', har), '--payment', write('payment.json', paymentFor(merchant, 'ci-order-1'))];
+    const args = ['dry-run', 'check', '--url', url, '--provider', 'PAGSEGURO', '--traffic', write('capture.har', har), '--payment', write('payment.json', paymentFor(merchant, 'ci-order-1'))];
     const strict = await run([...args, '--fail-on', 'warn'], env);
     assert.equal(strict.code, 1, strict.stderr + strict.stdout);
     assert.match(strict.stdout, /verdict WARN/);
