@@ -4,7 +4,7 @@
  */
 // Tracing patches http and mongodb as they load, so it starts before every other import;
 // only in the worker process itself, never when tests import startWorker.
-import { activeTracing, startTracing, tracingClientInterceptors, tracingWorkerOptions } from './runtime/tracing';
+import { activeTracing, startTracing, tracingWorkerOptions } from './runtime/tracing';
 const tracing = require.main === module ? startTracing('worker') : undefined;
 
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
@@ -71,7 +71,7 @@ export async function startWorker(overrides: WorkerOverrides = {}): Promise<Runn
 }
 
 async function ensureHousekeeping(connection: NativeConnection, namespace: string, config: Config, dataConverter: ReturnType<typeof dataConverterFor>) {
-  const client = new Client({ connection: connection as never, namespace, dataConverter, interceptors: { workflow: tracingClientInterceptors() } });
+  const client = new Client({ connection: connection as never, namespace, dataConverter });
   const { HOUSEKEEPING_WORKFLOW_ID } = await import('../workflows/housekeeping');
   await client.workflow.start('housekeepingWorkflow', {
     taskQueue: config.taskQueue,

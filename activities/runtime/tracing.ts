@@ -131,12 +131,27 @@ export function tracingWorkerOptions(): { interceptors?: WorkerInterceptors; sin
   const { processor, resource } = active;
   return {
     interceptors: {
-      workflowModules: [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')],
-      activity: [(ctx) => ({ inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx), outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx) })],
+      workflowModules: [require.resolve('../../workflows/tracing-interceptors')],
+      activity: [
+        (ctx) => {
+          const traced = new otel.OpenTelemetryActivityInboundInterceptor(ctx);
+          return {
+            // An activity whose workflow is untraced (the polling ones) would start a trace of its own per call.
+            inbound: { execute: (input, next) => (TRACE_HEADER in input.headers ? traced.execute(input, next) : next(input)) },
+            outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx),
+          };
+        },
+      ],
     },
     sinks: { exporter: otel.makeWorkflowExporter(workflowSpanAdapter(processor) as never, resource as never) },
   };
 }
+
+/** Where Temporal's OpenTelemetry interceptors carry the span context (not exported by the package). */
+const TRACE_HEADER = '_tracer-data';
+
+/** Workflow info the sink adds to every workflow span that is worth keeping; memo, search attributes and the rest are not. */
+const WORKFLOW_SPAN_ATTRIBUTES = new Set(['workflowId', 'runId', 'workflowType', 'namespace', 'taskQueue', 'attempt']);
 
 /**
  * Temporal's workflow interceptors (1.24) build spans inside the sandbox with the SDK 1.x
@@ -151,7 +166,12 @@ function workflowSpanAdapter(next: SpanProcessor) {
       const parentSpanContext =
         span.parentSpanContext ?? (span.parentSpanId ? { traceId: own.traceId, spanId: span.parentSpanId, traceFlags: own.traceFlags } : undefined);
       const instrumentationScope = span.instrumentationScope ?? span.instrumentationLibrary ?? { name: '@temporalio/interceptor-workflow' };
-      next.onEnd({ ...span, spanContext: () => own, parentSpanContext, instrumentationScope });
+      // The sink copies the whole WorkflowInfo into the attributes (memo and search attributes
+      // included); keep the identifiers and the interceptors' own temporal* attributes.
+      const attributes = Object.fromEntries(
+        Object.entries(span.attributes).filter(([key]) => WORKFLOW_SPAN_ATTRIBUTES.has(key) || key.startsWith('temporal') || key === 'run_id'),
+      );
+      next.onEnd({ ...span, attributes, spanContext: () => own, parentSpanContext, instrumentationScope });
     },
     forceFlush: () => next.forceFlush(),
     // The provider shuts the shared processor down.

@@ -168,6 +168,10 @@ describe('tracing: one trace per payment across the API, Temporal and the worker
 
     const workflowSpans = trace.filter((x) => x.service === 'switchyard-worker' && x.scope === '@temporalio/interceptor-workflow');
     assert.ok(workflowSpans.length, `no workflow span: ${names}`);
+    assert.ok(workflowSpans.some((x) => x.attributes.workflowType === 'paymentWorkflow'), `no span of the payment workflow: ${names}`);
+    for (const x of workflowSpans) {
+      assert.ok(!('memo' in x.attributes) && !('searchAttributes' in x.attributes), `workflow info beyond identifiers on ${x.name}`);
+    }
     const activity = trace.find((x) => x.service === 'switchyard-worker' && x.name === 'RunActivity:authorizeAttempt');
     assert.ok(activity, `no activity span for authorizeAttempt: ${names}`);
     const scheduling = workflowSpans.find((x) => x.spanId === activity.parentSpanId);
