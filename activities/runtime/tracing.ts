@@ -96,8 +96,10 @@ export function startTracing(kind: ServiceKind, env: NodeJS.ProcessEnv = process
     }),
   ];
   if (kind === 'api') {
-    const { KoaInstrumentation } = require('@opentelemetry/instrumentation-koa') as typeof import('@opentelemetry/instrumentation-koa');
-    instrumentations.push(new KoaInstrumentation());
+    const { KoaInstrumentation, KoaLayerType } = require('@opentelemetry/instrumentation-koa') as typeof import('@opentelemetry/instrumentation-koa');
+    // Router layers name the route (also on the HTTP span); the app-wide middleware spans are
+    // anonymous wrappers around the whole request, cost CPU and say nothing.
+    instrumentations.push(new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }));
   }
   registerInstrumentations({ tracerProvider: provider, instrumentations });
 
