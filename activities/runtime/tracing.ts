@@ -81,7 +81,7 @@ export function startTracing(kind: ServiceKind, env: NodeJS.ProcessEnv = process
   const instrumentations: Instrumentation[] = [
     new HttpInstrumentation({
       // Scrapes and probes are not requests worth a trace.
-      ignoreIncomingRequestHook: (request) => /^\/(metrics|health|ready)\b/.test(request.url ?? ''),
+      ignoreIncomingRequestHook: (request) => /^\/(metrics|healthz|readyz)\b/.test(request.url ?? ''),
       // Report download links carry their signature in the query string.
       redactedQueryParamsServer: ['signature', 'sig', 'Signature', 'token', 'access_token', 'X-Amz-Signature', 'X-Goog-Signature', 'AWSAccessKeyId'],
       // Outgoing calls outside any request or activity (none expected) would be orphan traces.
