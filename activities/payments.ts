@@ -8,7 +8,7 @@
  */
 import type { ActivityDeps } from './index';
 import { baseUrlFor, connectorFor, paymentFlowsOf } from './providers';
-import { ProviderResult, ProviderTimeout, send, targetOf, withHeartbeat } from './providers/connector';
+import { callProvider, ProviderResult, ProviderTimeout, targetOf, withHeartbeat } from './providers/connector';
 import { markPaymentMethodUsed } from './repositories/customers';
 import { savePaymentRecord } from './repositories/payments';
 import { resolveRoute, RoutedConnection } from './repositories/routing';
@@ -121,12 +121,11 @@ export function createPaymentActivities(deps: ActivityDeps) {
       });
       return withHeartbeat(async () => {
         try {
-          const response = await send(baseUrl, request, config.providerTimeoutMs);
-          return connector.mapResponse(response.status, response.body);
+          return await callProvider(connector, 'authorize', baseUrl, request, config.providerTimeoutMs);
         } catch (error) {
           if (error instanceof ProviderTimeout) {
-            const reversal = await send(baseUrl, connector.buildReversal(targetOf(input.connection), idempotencyKey), config.providerTimeoutMs).catch((e) => ({ status: 0, body: { error: String(e) } }));
-            return failureResult('TIMEOUT', `no answer within ${config.providerTimeoutMs} ms; attempt reversed`, { reversal: reversal.body });
+            const reversal = await callProvider(connector, 'reversal', baseUrl, connector.buildReversal(targetOf(input.connection), idempotencyKey), config.providerTimeoutMs).catch((e) => ({ rawResponse: { error: String(e) } }));
+            return failureResult('TIMEOUT', `no answer within ${config.providerTimeoutMs} ms; attempt reversed`, { reversal: reversal.rawResponse });
           }
           // Connection refused / reset before an answer: nothing was authorized on our side of the wire.
           return failureResult('PROVIDER_ERROR', `provider unreachable: ${(error as Error).message}`, null);
@@ -144,8 +143,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
       });
       return withHeartbeat(async () => {
         try {
-          const response = await send(baseUrlFor(input.connection.providerId, config), request, config.providerTimeoutMs);
-          return connector.mapResponse(response.status, response.body);
+          return await callProvider(connector, input.kind, baseUrlFor(input.connection.providerId, config), request, config.providerTimeoutMs);
         } catch (error) {
           // Follow-ups are idempotent at the provider: a retry with the same key is safe.
           if (error instanceof ProviderTimeout) throw error;

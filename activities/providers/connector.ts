@@ -3,6 +3,7 @@
  * provider's API calls and maps the answers back; the payment activities do the rest
  * (timeouts, reversal, failover, storage) the same way for every provider.
  */
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import type { PaymentFlow } from '../../domain/payments/methods';
 import type { TransactionCategory } from '../../domain/payments/states';
@@ -107,6 +108,40 @@ export async function send(baseUrl: string, request: ProviderHttpRequest, timeou
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What a provider call does, as named on its span. */
+export type ProviderOperation = 'authorize' | 'capture' | 'void' | 'refund' | 'reversal' | 'credit' | 'recipient_onboarding' | 'transfer';
+
+// A no-op tracer unless the process started tracing (activities/runtime/tracing.ts).
+const tracer = trace.getTracer('switchyard-providers');
+
+/**
+ * Sends a prepared request and maps the answer, inside one span per provider call. The span
+ * carries the provider id, the operation and the outcome only: requests hold card numbers
+ * and merchant credentials and answers may echo them, so neither is ever recorded.
+ */
+export function callProvider(connector: ProviderConnector, operation: ProviderOperation, baseUrl: string, request: ProviderHttpRequest, timeoutMs: number): Promise<ProviderResult> {
+  const attributes = { 'switchyard.provider.id': connector.providerId, 'switchyard.provider.operation': operation };
+  return tracer.startActiveSpan(`provider ${operation}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    try {
+      const response = await send(baseUrl, request, timeoutMs);
+      const result = connector.mapResponse(response.status, response.body);
+      span.setAttribute('switchyard.provider.outcome', result.category);
+      span.setAttribute('switchyard.provider.response_code', result.responseCode);
+      span.setAttribute('http.response.status_code', response.status);
+      if (result.category === 'PROVIDER_ERROR') span.setStatus({ code: SpanStatusCode.ERROR, message: result.responseCode });
+      return result;
+    } catch (error) {
+      // Fixed messages: an error's own text could quote the request.
+      const timedOut = error instanceof ProviderTimeout;
+      span.setAttribute('switchyard.provider.outcome', timedOut ? 'TIMEOUT' : 'PROVIDER_ERROR');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: timedOut ? `no answer within ${timeoutMs} ms` : 'provider unreachable' });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
 }
 
 /** Where a routed connection sends a request. */
