@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { call, getStack } from '../support/stack';
+import { call, getStack, newMerchant } from '../support/stack';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -109,5 +109,65 @@ describe('contract: credentials answer in the vocabulary of the route\'s area', 
       const { missing, invalid } = CREDENTIAL_CODES[op.area];
       assert.ok(description.includes(missing) && description.includes(invalid), `${op.method} ${op.path}: ${description}`);
     }
+  });
+});
+
+/** Every human-readable string of an error body, whatever the area's shape. */
+function messagesIn(body: any): string[] {
+  const out: string[] = [];
+  if (typeof body?.message === 'string') out.push(body.message);
+  if (typeof body?.detail === 'string') out.push(body.detail);
+  for (const m of body?.messages ?? []) out.push(m);
+  for (const e of [...(body?.errors ?? []), ...(body?.details?.errors ?? [])]) out.push(e.message);
+  return out;
+}
+
+/** PascalCase words (DryRunEvents, CampaignSchedule) or single-word codec names used across domain/. */
+const CODEC_NAME = /\b([A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|Metadata|Uuid|Timestamp|Payment|Campaign)\b|Array<|\{ [a-z_]+: /;
+
+describe('contract: decode failures describe the expected shape, never a codec name', function () {
+  let merchant: Awaited<ReturnType<typeof newMerchant>>;
+  before(async function () {
+    this.timeout(120_000);
+    merchant = await newMerchant('Messages merchant');
+  });
+
+  it('several areas answer in words a merchant reads', async () => {
+    const uuidKey = () => ({ 'x-idempotency-key': randomUUID() });
+    const cases: Array<[string, string, unknown, Record<string, string>?]> = [
+      ['POST', '/v1/dry-run/provider-events', { merchant_reference: 'ref-words', events: 'x', account_id: merchant.account_id }],
+      ['POST', '/v1/dry-run/provider-events', { merchant_reference: 'ref-words', events: [1] }],
+      ['POST', '/v1/payments', { metadata: 'x', amount: 5, customer_payer: 'x', payment_method: [] }],
+      ['POST', '/v1/subscriptions', { metadata: 5, amount: 'x', frequency: [], availability: 1 }],
+      ['POST', '/v1/campaigns', { schedule: 3, duration: 'x', name: 5 }],
+      ['POST', `/v1/campaigns/${randomUUID()}/rules`, { rules: {} }],
+      ['POST', '/v1/refunds/unreferenced', { payment_method: 'x', amount: [], metadata: {} }, uuidKey()],
+      ['POST', '/v1/banking/transfers', { amount: 'x', destination_account: 5 }, uuidKey()],
+      ['POST', `/v1/recipients/${randomUUID()}/onboardings`, { provider: 'x', withdrawal_methods: { bank: 3 }, documentation: {} }],
+      ['POST', '/v1/split-marketplace/transfers', { metadata: 'x', amount: 1 }, uuidKey()],
+      ['POST', '/v1/customers/sessions', { callback_url: 5 }],
+      ['POST', '/v1/sellers', { payment_methods: 'x', phone: 1 }],
+      ['POST', '/v1/organizations/account-groups', { name: [] }],
+    ];
+    const all: string[] = [];
+    for (const [method, path, body, headers] of cases) {
+      const response = await call(path, { method, body, headers, credentials: merchant });
+      assert.equal(response.status, 400, `${path}: ${JSON.stringify(response.body)}`);
+      const messages = messagesIn(response.body);
+      assert.ok(messages.length > 0, path);
+      for (const message of messages) assert.doesNotMatch(message, CODEC_NAME, `${path}: ${message}`);
+      all.push(...messages);
+    }
+    assert.ok(all.includes('events must be an array of 1 to 10 {type, http_method, operation_type, headers, ...} objects'), all.join('\n'));
+    assert.ok(all.includes('events.0 must be a {type, http_method, operation_type, headers, ...} object'), all.join('\n'));
+    assert.ok(all.includes('metadata must be an array of up to 50 {key, value} objects'), all.join('\n'));
+    assert.ok(all.some((m) => /^schedule must be a \{daily_start_time, daily_end_time, time_zone\} object( or null)?$/.test(m)), all.join('\n'));
+  });
+
+  it('a body that is not an object says so', async () => {
+    const response = await call('/v1/payments', { rawBody: '[1, 2]', headers: { 'content-type': 'application/json' }, credentials: merchant });
+    assert.equal(response.status, 400);
+    for (const message of messagesIn(response.body)) assert.doesNotMatch(message, CODEC_NAME, message);
+    assert.match(response.body.message, /the request body must be a \{account_id, /);
   });
 });
