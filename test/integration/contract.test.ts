@@ -171,3 +171,78 @@ describe('contract: decode failures describe the expected shape, never a codec n
     assert.match(response.body.message, /the request body must be a \{account_id, /);
   });
 });
+
+describe('contract: PATCH on the campaign changes its status', function () {
+  let merchant: Awaited<ReturnType<typeof newMerchant>>;
+  before(async function () {
+    this.timeout(120_000);
+    merchant = await newMerchant('Campaign PATCH merchant');
+  });
+
+  async function campaign(): Promise<string> {
+    const body = { name: 'Declined card follow-up', account_id: merchant.account_id, organization_code: merchant.organization_code, country: 'CO', channel: 'WHATSAPP_MESSAGE' };
+    const created = await call('/v1/campaigns', { body, credentials: merchant });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    return created.body.id;
+  }
+  const patch = (id: string, body: unknown) => call(`/v1/campaigns/${id}`, { method: 'PATCH', body, credentials: merchant });
+  const statusOf = async (id: string) => (await call(`/v1/campaigns/${id}`, { credentials: merchant })).body.status;
+
+  it('pauses, resumes and cancels; the current status again is a no-op', async () => {
+    const id = await campaign();
+    const paused = await patch(id, { status: 'PAUSED' });
+    assert.equal(paused.status, 200, JSON.stringify(paused.body));
+    assert.equal(paused.body.status, 'PAUSED');
+    assert.equal(await statusOf(id), 'PAUSED');
+    const resumed = await patch(id, { status: 'ACTIVE' });
+    assert.equal(resumed.status, 200);
+    assert.equal(resumed.body.status, 'ACTIVE');
+    assert.equal((await patch(id, { status: 'ACTIVE' })).body.status, 'ACTIVE');
+    const cancelled = await patch(id, { status: 'CANCELLED' });
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    assert.equal(cancelled.body.status, 'CANCELLED');
+    assert.equal(await statusOf(id), 'CANCELLED');
+  });
+
+  it('completes, and refuses every change of a COMPLETED or CANCELLED campaign with 422', async () => {
+    const completed = await campaign();
+    await patch(completed, { status: 'PAUSED' });
+    assert.equal((await patch(completed, { status: 'COMPLETED' })).body.status, 'COMPLETED');
+    const cancelled = await campaign();
+    assert.equal((await patch(cancelled, { status: 'CANCELLED' })).status, 200);
+    for (const [id, terminal] of [[completed, 'COMPLETED'], [cancelled, 'CANCELLED']]) {
+      for (const status of ['ACTIVE', 'PAUSED', 'COMPLETED', 'CANCELLED']) {
+        const refused = await patch(id, { status });
+        assert.equal(refused.status, 422, `${terminal} -> ${status}: ${JSON.stringify(refused.body)}`);
+        assert.equal(refused.body.code, 422);
+        assert.equal(refused.body.details.error_code, 'INVALID_STATUS_TRANSITION');
+        assert.match(refused.body.message, new RegExp(terminal));
+      }
+      assert.equal(await statusOf(id), terminal);
+    }
+  });
+
+  it('400 for an unknown status or none, 404 for an unknown campaign, the same as the /status route', async () => {
+    const id = await campaign();
+    for (const body of [{ status: 'DELETED' }, {}, { status: 'paused' }]) {
+      const refused = await patch(id, body);
+      assert.equal(refused.status, 400, JSON.stringify(body));
+      assert.equal(refused.body.code, 400);
+      const alias = await call(`/v1/campaigns/${id}/status`, { method: 'PATCH', body, credentials: merchant });
+      assert.deepEqual(alias.status, refused.status);
+    }
+    assert.equal((await patch(randomUUID(), { status: 'PAUSED' })).status, 404);
+    assert.equal((await patch('not-a-uuid', { status: 'PAUSED' })).status, 400);
+    assert.equal(await statusOf(id), 'ACTIVE');
+  });
+
+  it('is documented in the OpenAPI document with its status values', async () => {
+    const doc = (await call('/v1/openapi.json')).body;
+    const operation = doc.paths['/v1/campaigns/{campaign_id}'].patch;
+    assert.ok(operation, 'PATCH /v1/campaigns/{campaign_id}');
+    assert.equal(operation['x-error-area'], 'campaigns');
+    const text = JSON.stringify(operation.requestBody) + JSON.stringify(doc.components.schemas);
+    for (const status of ['ACTIVE', 'PAUSED', 'COMPLETED', 'CANCELLED']) assert.ok(text.includes(status), status);
+    assert.ok(operation.responses['200'] && operation.responses['422'] && operation.responses['404']);
+  });
+});
