@@ -17,7 +17,7 @@ import {
 import { onboardingAnsweredUpdate } from '../../workflows/onboarding';
 import type { AppDeps } from '../context';
 import { startLifecycle } from '../lifecycle';
-import { pinnedConnections } from '../provider-connections';
+import { namedConnection, pinnedConnections } from '../provider-connections';
 import type { RouteTable } from '../routes';
 
 const IDEMPOTENCY = { required: false, format: 'uuid', onDifferentPayload: 'replay' } as const;
@@ -126,8 +126,8 @@ export function registerRecipientRoutes(routes: RouteTable, deps: AppDeps): void
       if (!recipient) notFound();
       const account = await findOwnedAccount(deps.db, organizationCode, body.account_id);
       if (!account || account._id !== recipient.account_id) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });
-      const connections = await pinnedConnections(deps, account._id, body.provider.id);
-      const connection = body.provider.connection_id ? connections.find((c) => c.connectionId === body.provider.connection_id) : connections[0];
+      const wanted = body.provider.connection_id;
+      const connection = wanted ? await namedConnection(deps, account._id, body.provider.id, wanted) : (await pinnedConnections(deps, account._id, body.provider.id))[0];
       if (!connection) throw new ApiError('not_found', `no ${body.provider.id} connection ${body.provider.connection_id ?? ''} for this account`, { code: 'CONNECTION_NOT_FOUND' });
       const key = ctx.get('x-idempotency-key');
       const id = key ? uuidFromKey('onboarding', organizationCode, key) : newId();

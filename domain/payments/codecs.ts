@@ -31,6 +31,7 @@ import {
 } from '../codecs/common';
 import type { FieldError } from '../errors';
 import { cardExpiryProblems } from './cards';
+import { CONNECTION_ID_DOC } from './connections';
 import {
   PAYMENT_STATUSES,
   PAYMENT_SUB_STATUSES,
@@ -449,7 +450,7 @@ export const ProviderDataView = t.type(
   {
     id: annotate(str, { description: 'provider code, e.g. SANDBOX' }),
     transaction_id: annotate(str, { description: 'the provider\'s id of this operation' }),
-    account_id: annotate(str, { description: 'the provider connection used' }),
+    account_id: annotate(str, { description: `the provider connection used: ${CONNECTION_ID_DOC}` }),
     status: annotate(str, { description: 'provider status: APPROVED, DECLINED, PENDING, ERROR, TIMEOUT, REVERSED' }),
     status_detail: str,
     response_code: str,

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { call, getStack, newMerchant } from '../support/stack';
+import { onboardingBody, recipientBody } from '../support/recipients';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -244,5 +245,83 @@ describe('contract: PATCH on the campaign changes its status', function () {
     const text = JSON.stringify(operation.requestBody) + JSON.stringify(doc.components.schemas);
     for (const status of ['ACTIVE', 'PAUSED', 'COMPLETED', 'CANCELLED']) assert.ok(text.includes(status), status);
     assert.ok(operation.responses['200'] && operation.responses['422'] && operation.responses['404']);
+  });
+});
+
+describe('contract: connection ids the service returns are accepted back', function () {
+  this.timeout(120_000);
+  let merchant: Awaited<ReturnType<typeof newMerchant>>;
+  before(async function () {
+    merchant = await newMerchant('Connection id merchant');
+  });
+
+  async function recipient(): Promise<string> {
+    const r = await call('/v1/recipients', { body: recipientBody(merchant), credentials: merchant });
+    assert.equal(r.status, 201, r.text);
+    return r.body.id;
+  }
+  const onboard = async (provider: Record<string, unknown>) =>
+    call(`/v1/recipients/${await recipient()}/onboardings`, { body: onboardingBody(merchant, { provider: { id: 'SANDBOX', recipient_type: 'INDIVIDUAL', ...provider } }), credentials: merchant });
+
+  it('an onboarding\'s provider.connection_id onboards the next recipient on the same connection', async () => {
+    const first = await onboard({});
+    assert.equal(first.status, 201, first.text);
+    const returned = first.body.provider.connection_id;
+    assert.equal(returned, 'default-sandbox-1');
+    const again = await onboard({ connection_id: returned });
+    assert.equal(again.status, 201, again.text);
+    assert.equal(again.body.status, 'SUCCEEDED');
+    assert.equal(again.body.provider.connection_id, returned);
+  });
+
+  it('every id of the connection list is accepted by onboardings and routing rules', async () => {
+    const configured = await call(`/v1/accounts/${merchant.account_id}/provider-connections`, { body: { provider_id: 'SANDBOX', name: 'Second sandbox contract', merchant_id: 'sbx-contract' }, credentials: merchant });
+    assert.equal(configured.status, 201, configured.text);
+    const listed = await call(`/v1/accounts/${merchant.account_id}/provider-connections`, { credentials: merchant });
+    const ids: string[] = listed.body.map((c: { id: string }) => c.id);
+    assert.deepEqual(ids, ['default-sandbox-1', 'default-sandbox-2', configured.body.id]);
+    for (const id of ids) {
+      const onboarding = await onboard({ connection_id: id });
+      assert.equal(onboarding.status, 201, `${id}: ${onboarding.text}`);
+      assert.equal(onboarding.body.provider.connection_id, id);
+    }
+    const upper = await onboard({ connection_id: configured.body.id.toUpperCase() });
+    assert.equal(upper.status, 201, upper.text);
+    assert.equal(upper.body.provider.connection_id, configured.body.id);
+
+    // A recipient onboarded on a default connection still receives transfers once the account
+    // configured its own connection: the onboarding's connection_id is looked up as listed.
+    const onDefault = await onboard({ connection_id: 'default-sandbox-2' });
+    const topUp = await call('/v1/balances/top-ups', { body: { amount: { value: 50, currency: 'USD' }, description: 'sandbox funding' }, credentials: merchant, headers: { 'x-idempotency-key': randomUUID() } });
+    assert.equal(topUp.status, 201, topUp.text);
+    const transfer = await call('/v1/split-marketplace/transfers', {
+      body: { account_id: merchant.account_id, recipient_id: onDefault.body.recipient.id, provider_id: 'SANDBOX', amount: { value: 10, currency: 'USD' }, description: 'Seller payout', merchant_reference: `payout-${randomUUID()}` },
+      credentials: merchant, headers: { 'x-idempotency-key': randomUUID() },
+    });
+    assert.equal(transfer.status, 201, transfer.text);
+    assert.equal(transfer.body.provider.connection_id, 'default-sandbox-2');
+
+    // A routing rule's connection_ids take the same ids, and the rule answers them as sent.
+    const other = await newMerchant('Connection id routing merchant');
+    const rule = await call(`/v1/accounts/${other.account_id}/routing-rules`, { body: { name: 'defaults in order', priority: 1, connection_ids: ['default-sandbox-2', 'default-sandbox-1'] }, credentials: other });
+    assert.equal(rule.status, 201, rule.text);
+    assert.deepEqual(rule.body.connection_ids, ['default-sandbox-2', 'default-sandbox-1']);
+  });
+
+  it('refuses what is no connection id (400) and an id of no connection (404), and documents the format', async () => {
+    const malformed = await onboard({ connection_id: 'sandbox one' });
+    assert.equal(malformed.status, 400);
+    assert.equal(malformed.body.errors[0].field, 'provider.connection_id');
+    assert.match(malformed.body.errors[0].message, /default-sandbox-1/);
+    const unknown = await onboard({ connection_id: randomUUID() });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.code, 'CONNECTION_NOT_FOUND');
+    assert.equal((await onboard({ connection_id: 'default-sandbox-9' })).status, 404);
+
+    const doc = (await call('/v1/openapi.json')).body;
+    const text = JSON.stringify(doc);
+    const patterns = [...text.matchAll(/"pattern":"(\^\(\[0-9a-fA-F\][^"]*default-sandbox[^"]*)"/g)].map((m) => new RegExp(JSON.parse(`"${m[1]}"`)));
+    assert.ok(patterns.length > 0, 'the connection id format is in the document');
+    for (const pattern of patterns) for (const id of ['default-sandbox-1', randomUUID()]) assert.match(id, pattern);
   });
 });
