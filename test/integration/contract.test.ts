@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { call, getStack, newMerchant } from '../support/stack';
 import { onboardingBody, recipientBody } from '../support/recipients';
+import { dryRunPay, paymentFor, register, registrationBody, uniqueReference, waitForRegistration } from '../support/dry-run';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -323,5 +324,65 @@ describe('contract: connection ids the service returns are accepted back', funct
     const patterns = [...text.matchAll(/"pattern":"(\^\(\[0-9a-fA-F\][^"]*default-sandbox[^"]*)"/g)].map((m) => new RegExp(JSON.parse(`"${m[1]}"`)));
     assert.ok(patterns.length > 0, 'the connection id format is in the document');
     for (const pattern of patterns) for (const id of ['default-sandbox-1', randomUUID()]) assert.match(id, pattern);
+  });
+});
+
+describe('contract: a dry-run payment id reads with GET /v1/payments/{id}', function () {
+  this.timeout(120_000);
+  let merchant: Awaited<ReturnType<typeof newMerchant>>;
+  before(async function () {
+    merchant = await newMerchant('Dry-run read merchant');
+  });
+
+  it('answers what creation answered, marked dry_run, with the pairing as it stands', async () => {
+    const reference = uniqueReference('read');
+    const created = await dryRunPay(merchant, paymentFor(merchant, reference));
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.dry_run, true);
+    assert.equal(created.headers.get('location'), `/v1/payments/${created.body.id}`);
+
+    const read = await call(`/v1/payments/${created.body.id}`, { credentials: merchant });
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(read.body, created.body);
+    assert.equal(read.body.dry_run_pairing.status, 'WAITING_FOR_PROVIDER_EVENTS');
+    assert.equal((await call(`/v1/payments/${created.body.id}?include_transactions=true&include_raw_response=true`, { credentials: merchant })).status, 200);
+
+    const registration = await register(merchant, registrationBody(reference));
+    assert.equal(registration.status, 201, registration.text);
+    await waitForRegistration(merchant, registration.body.id, (r) => r.status === 'VALIDATED');
+    const paired = await call(`/v1/payments/${created.body.id}`, { credentials: merchant });
+    assert.equal(paired.body.dry_run_pairing.status, 'PAIRED');
+    assert.equal(paired.body.dry_run_pairing.registration_id, registration.body.id);
+    assert.equal(paired.body.status, 'READY_TO_PAY');
+  });
+
+  it('is another organization\'s missing payment, is never captured, and is not listed as a routed payment', async () => {
+    const reference = uniqueReference('ops');
+    const created = await dryRunPay(merchant, paymentFor(merchant, reference));
+    assert.equal(created.status, 201, created.text);
+    const stranger = await newMerchant('Dry-run stranger');
+    const foreign = await call(`/v1/payments/${created.body.id}`, { credentials: stranger });
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.code, 'PAYMENT_NOT_FOUND');
+    for (const operation of ['capture', 'cancel', 'refunds']) {
+      const refused = await call(`/v1/payments/${created.body.id}/${operation}`, { body: {}, credentials: merchant });
+      assert.equal(refused.status, 409, `${operation}: ${refused.text}`);
+      assert.equal(refused.body.code, 'INVALID_STATUS_TRANSITION');
+      assert.match(refused.body.message, /dry-run/);
+    }
+    const listed = await call(`/v1/payments?merchant_order_id=${encodeURIComponent(reference)}`, { credentials: merchant });
+    assert.deepEqual(listed.body, []);
+  });
+
+  it('the Payment schema documents dry_run and dry_run_pairing; a routed payment carries neither', async () => {
+    const doc = (await call('/v1/openapi.json')).body;
+    const documented = JSON.stringify(doc.paths['/v1/payments/{payment_id}'].get.responses['200']) + JSON.stringify(doc.components.schemas);
+    for (const text of ['"dry_run"', '"dry_run_pairing"', 'WAITING_FOR_PROVIDER_EVENTS', 'UNMATCHED']) assert.ok(documented.includes(text), text);
+    assert.match(doc.paths['/v1/payments/{payment_id}'].get.description, /dry-run payment/);
+
+    const routed = await call('/v1/payments', { body: paymentFor(merchant, uniqueReference('real')), credentials: merchant });
+    assert.equal(routed.status, 201, routed.text);
+    const read = await call(`/v1/payments/${routed.body.id}`, { credentials: merchant });
+    assert.ok(!('dry_run' in read.body) && !('dry_run_pairing' in read.body));
   });
 });
