@@ -386,3 +386,80 @@ describe('contract: a dry-run payment id reads with GET /v1/payments/{id}', func
     assert.ok(!('dry_run' in read.body) && !('dry_run_pairing' in read.body));
   });
 });
+
+/** Tags of the areas README lists for the whitelabel embed token (its read endpoints). */
+const EMBED_TAGS = ['Organization administration', 'Sellers', 'Banking connectivity', 'Reports', 'Dry-run'];
+
+describe('contract: the whitelabel embed token works on every read endpoint README lists', function () {
+  this.timeout(120_000);
+
+  it('each GET of those areas declares the token and answers 200 with it', async () => {
+    const merchant = await newMerchant('Embed token merchant');
+    const as = { credentials: merchant };
+    const user = await call('/v1/organizations/users', { body: { name: 'Portal viewer', email: `viewer-${randomUUID()}@example.com` }, ...as });
+    assert.equal(user.status, 201, user.text);
+    const token = await call('/v1/organizations/authenticate', { body: { user_id: user.body.id }, ...as });
+    assert.equal(token.status, 200, token.text);
+    const group = await call('/v1/organizations/account-groups', { body: { name: `Group ${randomUUID()}`, merchant_id: merchant.account_id }, ...as });
+    const sellerId = `seller-${randomUUID()}`;
+    const seller = await call('/v1/sellers', { body: { merchant_seller_id: sellerId, name: 'Embed seller', email: 'seller@example.com', country: 'BR', merchant_category_code: '5812' }, ...as });
+    const bankAccount = await call('/v1/banking/accounts', { body: { account_id: merchant.account_id, provider: 'SANDBOX_BANK', currency: 'USD', region: 'US', account_number: '000111222333' }, ...as });
+    const bankTransfer = await call('/v1/banking/transfers', {
+      body: { account_id: merchant.account_id, source_account_id: bankAccount.body.id, direction: 'OUTGOING', amount: { value: 10, currency: 'USD' }, payment_rail: 'ACH_STANDARD', destination_account: { account_number: '123456789', routing_number: '021000021' } },
+      headers: { 'x-idempotency-key': randomUUID() }, ...as,
+    });
+    const report = await call('/v1/reports', { body: { type: 'TRANSACTIONS', from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z' }, ...as });
+    const registration = await register(merchant, registrationBody(uniqueReference('embed')));
+    for (const created of [group, seller, bankAccount, bankTransfer, report, registration]) assert.ok(created.status >= 200 && created.status < 300, created.text);
+
+    const params: Record<string, string> = {
+      user_id: user.body.id, account_group_id: group.body.id, merchant_seller_id: sellerId, banking_account_id: bankAccount.body.id,
+      account_id: merchant.account_id, transfer_id: bankTransfer.body.id, report_id: report.body.id, registration_id: registration.body.id,
+    };
+    const doc = (await call('/v1/openapi.json')).body;
+    const checked: string[] = [];
+    const failures: string[] = [];
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      const op = item.get;
+      if (!op || !EMBED_TAGS.includes(op.tags[0]) || !(op.security ?? []).length) continue;
+      if (!op.security.some((s: Record<string, unknown>) => 'WhitelabelBearer' in s)) {
+        failures.push(`GET ${path}: WhitelabelBearer not in security`);
+        continue;
+      }
+      const url = path.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+        assert.ok(params[name], `GET ${path}: no test resource for {${name}}`);
+        return encodeURIComponent(params[name]);
+      });
+      const response = await call(url, { headers: { authorization: `Bearer ${token.body.access_token}`, 'x-organization-code': merchant.organization_code } });
+      if (response.status !== 200) failures.push(`GET ${path}: ${response.status} ${response.text}`);
+      checked.push(path);
+    }
+    assert.deepEqual(failures, []);
+    for (const listed of [
+      '/v1/organizations/users/{user_id}', '/v1/organizations/account-groups', '/v1/organizations/account-groups/{account_group_id}', '/v1/sellers/{merchant_seller_id}',
+      '/v1/banking/accounts/{banking_account_id}', '/v1/banking/accounts/{account_id}/transfers/{transfer_id}', '/v1/reports/{report_id}',
+      '/v2/reports/{report_id}/download', '/v1/reports/{report_id}/download', '/v1/dry-run/provider-events', '/v1/dry-run/provider-events/{registration_id}',
+    ]) {
+      assert.ok(checked.includes(listed), `${listed} checked`);
+    }
+  });
+
+  it('the report download with a token still names the token\'s organization', async () => {
+    const merchant = await newMerchant('Embed download merchant');
+    const other = await newMerchant('Embed download other');
+    const user = await call('/v1/organizations/users', { body: { name: 'Viewer', email: `v-${randomUUID()}@example.com` }, credentials: merchant });
+    const token = (await call('/v1/organizations/authenticate', { body: { user_id: user.body.id }, credentials: merchant })).body.access_token;
+    const report = await call('/v1/reports', { body: { type: 'TRANSACTIONS', from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z' }, credentials: merchant });
+    const path = `/v2/reports/${report.body.id}/download`;
+    const bearer = { authorization: `Bearer ${token}` };
+    const wrongOrg = await call(path, { headers: { ...bearer, 'x-organization-code': other.organization_code } });
+    assert.equal(wrongOrg.status, 403);
+    assert.deepEqual(wrongOrg.body.code, 'AUTHORIZATION_REQUIRED');
+    const noOrg = await call(path, { headers: bearer });
+    assert.equal(noOrg.status, 400);
+    assert.equal(noOrg.body.code, 'INVALID_REQUEST');
+    const bad = await call(path, { headers: { authorization: 'Bearer not.a.token', 'x-organization-code': merchant.organization_code } });
+    assert.equal(bad.status, 401);
+    assert.deepEqual(bad.body, { code: 'INVALID_CREDENTIALS', messages: ['the bearer token is not valid'] });
+  });
+});
