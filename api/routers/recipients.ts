@@ -112,7 +112,7 @@ export function registerRecipientRoutes(routes: RouteTable, deps: AppDeps): void
         'type PREVIOUSLY_ONBOARDED links a recipient that exists at the provider (provider.recipient_id); NEW registers it there. workflow DIRECT (the default and only value): everything is sent server to server now. ' +
         'Answers 201 once the provider answered: SUCCEEDED (can receive split transfers), PENDING_REVIEW (requirements lists what is missing) or FAILED (e.g. terms_of_service.acceptance false); ' +
         'CREATED when the provider is slower than LIFECYCLE_SYNC_WAIT_MS (the outcome follows by webhook: onboarding.succeeded / .pending_review / .failed to callback_url, else the account webhook). ' +
-        'history holds a snapshot per status. Sandbox: a NEW onboarding without an IDENTIFICATION_DOCUMENT goes to PENDING_REVIEW. Optional X-Idempotency-Key (UUID) replays the first answer.',
+        'history holds a snapshot per status. A SUCCEEDED onboarding\'s withdrawal_methods.bank (when given), legal_representatives and documentation become the recipient\'s (GET /v1/recipients/{id}) before the answer. Sandbox: a NEW onboarding without an IDENTIFICATION_DOCUMENT goes to PENDING_REVIEW. Optional X-Idempotency-Key (UUID) replays the first answer.',
       idempotency: IDEMPOTENCY,
       pathParams: [RECIPIENT_PARAM],
       body: OnboardingCreateRequest,

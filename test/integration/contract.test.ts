@@ -463,3 +463,55 @@ describe('contract: the whitelabel embed token works on every read endpoint READ
     assert.deepEqual(bad.body, { code: 'INVALID_CREDENTIALS', messages: ['the bearer token is not valid'] });
   });
 });
+
+describe('contract: a SUCCEEDED onboarding\'s data reaches the recipient', function () {
+  this.timeout(120_000);
+  let merchant: Awaited<ReturnType<typeof newMerchant>>;
+  before(async function () {
+    merchant = await newMerchant('Onboarding data merchant');
+  });
+
+  const BANK = { code: '001', branch: '0001', account: '55555-X', account_type: 'SAVINGS', country: 'BR', currency: 'BRL', routing: '00000000' };
+  const BANK_VIEW = { code: '001', branch: '0001', branch_digit: null, account: '55555', account_digit: 'X', account_type: 'SAVINGS', routing: '00000000', country: 'BR', currency: 'BRL' };
+  const REPRESENTATIVE = { first_name: 'Rui', last_name: 'Silva', ultimate_beneficial_owner: true };
+
+  it('the withdrawal method, legal representatives and documents of the onboarding show on GET /v1/recipients/{id}', async () => {
+    const created = await call('/v1/recipients', { body: recipientBody(merchant, { withdrawal_methods: undefined }), credentials: merchant });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.withdrawal_methods.bank, null);
+    const onboarding = await call(`/v1/recipients/${created.body.id}/onboardings`, {
+      body: onboardingBody(merchant, { withdrawal_methods: { bank: BANK }, legal_representatives: [REPRESENTATIVE] }), credentials: merchant,
+    });
+    assert.equal(onboarding.status, 201, onboarding.text);
+    assert.equal(onboarding.body.status, 'SUCCEEDED');
+    const recipient = await call(`/v1/recipients/${created.body.id}`, { credentials: merchant });
+    assert.deepEqual(recipient.body.withdrawal_methods.bank, BANK_VIEW);
+    assert.deepEqual(recipient.body.legal_representatives, [REPRESENTATIVE]);
+    assert.deepEqual(recipient.body.documentation.map((d: any) => d.content), onboarding.body.documentation.map((d: any) => d.content));
+    assert.ok(recipient.body.updated_at >= created.body.updated_at);
+    // The onboarding's own view of the recipient is the recipient as it now is.
+    assert.deepEqual(onboarding.body.recipient, recipient.body);
+    const read = await call(`/v1/recipients/${created.body.id}/onboardings/${onboarding.body.id}`, { credentials: merchant });
+    assert.deepEqual(read.body.recipient.withdrawal_methods.bank, BANK_VIEW);
+  });
+
+  it('a new bank account replaces the one given at creation; an onboarding that does not succeed changes nothing', async () => {
+    const created = await call('/v1/recipients', { body: recipientBody(merchant), credentials: merchant });
+    assert.equal(created.status, 201, created.text);
+    const original = created.body.withdrawal_methods.bank;
+    assert.ok(original);
+    // Sandbox: NEW without an identification document waits in PENDING_REVIEW.
+    const pending = await call(`/v1/recipients/${created.body.id}/onboardings`, { body: onboardingBody(merchant, { documentation: [], withdrawal_methods: { bank: BANK } }), credentials: merchant });
+    assert.equal(pending.body.status, 'PENDING_REVIEW', pending.text);
+    assert.deepEqual((await call(`/v1/recipients/${created.body.id}`, { credentials: merchant })).body, created.body);
+
+    const succeeded = await call(`/v1/recipients/${created.body.id}/onboardings`, { body: onboardingBody(merchant, { withdrawal_methods: { bank: BANK } }), credentials: merchant });
+    assert.equal(succeeded.body.status, 'SUCCEEDED', succeeded.text);
+    assert.deepEqual((await call(`/v1/recipients/${created.body.id}`, { credentials: merchant })).body.withdrawal_methods.bank, BANK_VIEW);
+
+    // Without a bank in the onboarding the recipient keeps the one it has.
+    const again = await call(`/v1/recipients/${created.body.id}/onboardings`, { body: onboardingBody(merchant), credentials: merchant });
+    assert.equal(again.body.status, 'SUCCEEDED', again.text);
+    assert.deepEqual((await call(`/v1/recipients/${created.body.id}`, { credentials: merchant })).body.withdrawal_methods.bank, BANK_VIEW);
+  });
+});
