@@ -16,6 +16,7 @@ import { Customer, CustomerCreate, CustomerSession, CustomerSessionCreate, Enrol
 import { CardDetailInput, InlineCard, missingInlineCardFields } from '../../domain/payments/codecs';
 import type { AppDeps } from '../context';
 import type { RouteTable } from '../routes';
+import { iconUrl } from '../static/icons';
 
 const SESSION_TTL_MS = 60 * 60 * 1000;
 const UUID_PARAM = (name: string, description: string) => ({ name, description, schema: { type: 'string', format: 'uuid' } });
@@ -104,7 +105,7 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
       // Cards are vaulted by Switchyard itself, so they are enrollable in every session country.
       ctx.body = {
         payment_methods: [
-          { name: 'Card', description: 'Credit and debit cards', type: 'CARD', category: 'CARD', icon: `${deps.config.publicBaseUrl}/static/icons/card.svg`, enrollment: { session: session._id, sdk_required_action: false } },
+          { name: 'Card', description: 'Credit and debit cards', type: 'CARD', category: 'CARD', icon: iconUrl(deps.config.publicBaseUrl, 'card'), enrollment: { session: session._id, sdk_required_action: false } },
         ],
       };
     },

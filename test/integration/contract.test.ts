@@ -515,3 +515,48 @@ describe('contract: a SUCCEEDED onboarding\'s data reaches the recipient', funct
     assert.deepEqual((await call(`/v1/recipients/${created.body.id}`, { credentials: merchant })).body.withdrawal_methods.bank, BANK_VIEW);
   });
 });
+
+describe('contract: the icon URLs of the enrollable methods resolve', function () {
+  this.timeout(60_000);
+
+  it('every icon the list returns is an SVG served with caching headers, revalidated with its ETag', async () => {
+    const merchant = await newMerchant('Icon merchant');
+    const customer = await call('/v1/customers', { body: { merchant_customer_id: `c-${randomUUID()}`, first_name: 'Ana', last_name: 'Silva', email: 'ana@example.com' }, credentials: merchant });
+    assert.equal(customer.status, 201, customer.text);
+    const session = await call('/v1/customers/sessions', { body: { account_id: merchant.account_id, customer_id: customer.body.id, country: 'CO', callback_url: 'https://shop.example/enrolled' }, credentials: merchant });
+    assert.equal(session.status, 201, session.text);
+    const list = await call(`/v1/checkout/customers/sessions/${session.body.customer_session}/payment-methods`, { credentials: merchant });
+    assert.equal(list.status, 200, list.text);
+    const icons: string[] = list.body.payment_methods.map((m: { icon: string }) => m.icon);
+    assert.ok(icons.length > 0);
+    const { config } = await getStack();
+    for (const icon of icons) {
+      const url = new URL(icon);
+      assert.equal(url.origin, config.publicBaseUrl, icon);
+      // Fetched the way a checkout page's <img> does: no credentials at all.
+      const response = await call(`${url.pathname}${url.search}`);
+      assert.equal(response.status, 200, `${icon}: ${response.text}`);
+      assert.match(response.headers.get('content-type') ?? '', /^image\/svg\+xml/);
+      assert.match(response.headers.get('cache-control') ?? '', /\bpublic\b.*\bmax-age=\d+/);
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+      assert.match(response.text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>[\s\S]*<\/svg>\s*$/);
+      assert.doesNotMatch(response.text, /<script|href=|url\(/i);
+      const etag = response.headers.get('etag');
+      assert.ok(etag, 'ETag');
+      const revalidated = await call(url.pathname, { headers: { 'if-none-match': etag } });
+      assert.equal(revalidated.status, 304);
+      assert.equal(revalidated.text, '');
+    }
+    const missing = await call('/static/icons/nothing.svg');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.code, 'ICON_NOT_FOUND');
+  });
+
+  it('the icon route is in the OpenAPI document', async () => {
+    const doc = (await call('/v1/openapi.json')).body;
+    const operation = doc.paths['/static/icons/{file}']?.get;
+    assert.ok(operation);
+    assert.ok(operation.responses['200'].content['image/svg+xml']);
+    assert.ok(operation.parameters[0].schema.enum.includes('card.svg'));
+  });
+});
