@@ -35,8 +35,9 @@ describe('hardening (integration)', function () {
   describe('JSON bodies', () => {
     it('400 naming the limit for JSON nested 5,000 and 10,000 levels deep, never a stack overflow', async () => {
       const bodies = [nestedPing(10_000), `{"message":"deep","nested":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}}`];
-      for (const rawBody of bodies) {
-        const r = await call('/v1/pings', { rawBody, credentials: merchant, headers: JSON_TYPE });
+      // With an idempotency key the body is also fingerprinted (canonical JSON, recursive).
+      for (const [rawBody, key] of bodies.flatMap((b) => [[b, ''], [b, `deep-${Math.random().toString(36).slice(2)}`]])) {
+        const r = await call('/v1/pings', { rawBody, credentials: merchant, headers: { ...JSON_TYPE, ...(key ? { 'x-idempotency-key': key } : {}) } });
         assert.equal(r.status, 400, r.text.slice(0, 300));
         assert.equal(r.body.code, 'VALIDATION_ERROR');
         assert.match(r.body.message, /nests objects and arrays deeper than 64 levels/);
@@ -49,7 +50,7 @@ describe('hardening (integration)', function () {
       const past = await call('/v1/pings', { rawBody: nestedPing(64), credentials: merchant, headers: JSON_TYPE });
       assert.equal(past.status, 400);
       // Brackets inside strings are text, not nesting.
-      const inString = await call('/v1/pings', { rawBody: JSON.stringify({ message: '['.repeat(500) }), credentials: merchant, headers: JSON_TYPE });
+      const inString = await call('/v1/pings', { rawBody: JSON.stringify({ message: '['.repeat(200) }), credentials: merchant, headers: JSON_TYPE });
       assert.equal(inString.status, 201, inString.text.slice(0, 300));
     });
 
@@ -243,20 +244,31 @@ describe('hardening (integration)', function () {
       assert.deepEqual(loose(dir), []);
     });
 
-    it('the launcher tightens a data directory created before: directories 0700, files without group/other bits', () => {
+    it('the launcher tightens a data directory created before: DATA_DIR and our directories 0700, our files without group/other bits', () => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const infra = require(path.resolve(__dirname, '../../../scripts/lib/infra.js')) as { secureDataDir(dir: string): void };
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-perm-'));
       try {
+        // Modes set with chmod: the umask of the test process may be 077 already.
+        const make = (name: string, mode: number, dir_ = false) => {
+          const full = path.join(dir, name);
+          if (dir_) fs.mkdirSync(full);
+          else fs.writeFileSync(full, 'x');
+          fs.chmodSync(full, mode);
+        };
         fs.chmodSync(dir, 0o755);
-        fs.mkdirSync(path.join(dir, 'logs'), { mode: 0o755 });
-        fs.writeFileSync(path.join(dir, 'logs', 'api.log'), 'x', { mode: 0o644 });
-        fs.writeFileSync(path.join(dir, 'temporal.db'), 'x', { mode: 0o666 });
-        fs.writeFileSync(path.join(dir, 'tool'), 'x', { mode: 0o755 });
+        make('logs', 0o755, true);
+        make('logs/api.log', 0o644);
+        make('temporal.db', 0o666);
+        make('master-keys.txt', 0o644);
+        make('ferretdb', 0o755, true);
+        make('ferretdb/state.json', 0o755);
+        // Not ours: a DATA_DIR pointed at a shared directory keeps its other files as they are.
+        make('notes.txt', 0o644);
         infra.secureDataDir(dir);
         assert.equal((fs.statSync(dir).mode & 0o777).toString(8), '700');
-        assert.deepEqual(loose(dir), []);
-        assert.equal((fs.statSync(path.join(dir, 'tool')).mode & 0o777).toString(8), '700', 'the owner keeps its bits');
+        assert.deepEqual(loose(dir), [`${path.join(dir, 'notes.txt')} 644`]);
+        assert.equal((fs.statSync(path.join(dir, 'ferretdb', 'state.json')).mode & 0o777).toString(8), '700', 'the owner keeps its bits');
         const created = path.join(os.tmpdir(), `switchyard-perm-new-${process.pid}`);
         infra.secureDataDir(created);
         assert.equal((fs.statSync(created).mode & 0o777).toString(8), '700');
