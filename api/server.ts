@@ -2,7 +2,7 @@
  * API process entry point: `node dist/api/server.js`.
  */
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, Server } from 'node:http';
 import { loadConfig } from '../activities/runtime/config';
 import { loadKeyring } from '../activities/runtime/keys';
 import { createLogger } from '../activities/runtime/logger';
@@ -32,7 +32,14 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
     (await connectTemporalClient(config, keyring, workflowStartInterceptors((type) => metrics.workflowStarts.inc({ workflow_type: type }))));
   const deps: AppDeps = { config, logger, keyring, db, temporal, metrics };
   const { koa } = createApp(deps);
-  const server = koa.listen(config.port, config.host);
+  const server = createServer(koa.callback());
+  // Node closes idle keep-alive sockets after 5 s by default; a load balancer that reuses one
+  // at that moment gets a reset (a 502 for its client). Outlive the balancer's idle timeout,
+  // and give headers (then the whole request) longer still, as Node requires.
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.headersTimeout = config.keepAliveTimeoutMs + 1000;
+  server.requestTimeout = config.requestTimeoutMs;
+  server.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
