@@ -6,7 +6,7 @@
  * - While the first request runs, a concurrent one gets 400 REQUEST_IN_PROCESS.
  * - The answer is stored for 24 h and replayed for the same key; with a different body the
  *   area decides: replay the original (default) or 409 (dry-run registration).
- * - Answers 400 and 5xx are not stored, so a corrected request can reuse the key.
+ * - Answers 400, 401, 403 and 5xx are not stored, so a corrected request can reuse the key.
  * - A lock left by a crashed process is taken over after LOCK_TIMEOUT_MS.
  */
 import { createHash } from 'node:crypto';
@@ -133,7 +133,9 @@ export function idempotency(store: IdempotencyStore, options: IdempotencyOptions
     } catch (error) {
       applyError(ctx, error);
     }
-    if (ctx.status === 400 || ctx.status >= 500) {
+    // 401/403 here are about the credentials sent, not an outcome: the same request with the
+    // right key must be processed, not answered with the refusal.
+    if (ctx.status === 400 || ctx.status === 401 || ctx.status === 403 || ctx.status >= 500) {
       await store.release(id);
     } else {
       await store.complete(id, ctx.status, ctx.body, ctx.response.get('Location') || undefined);
