@@ -45,9 +45,10 @@ function readBody(ctx: AppContext): Promise<Buffer> {
         ctx.req.unpipe(stream as never);
         stream.destroy();
       }
-      // Whatever the client still sends is drained by Node once the answer is written.
-      ctx.req.pause();
-      if (error) reject(error);
+      if (!error) return;
+      // Discard what the client still sends, so it reads the answer and the socket stays usable.
+      if (!ctx.req.readableEnded) ctx.req.resume();
+      reject(error);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;

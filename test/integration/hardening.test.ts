@@ -89,11 +89,18 @@ describe('hardening (integration)', function () {
       assert.equal(ok.body.message, 'café ☕');
     });
 
-    it('still reads gzip-encoded JSON bodies', async () => {
+    it('still reads gzip-encoded JSON bodies, and limits them by their decompressed size', async () => {
       const { gzipSync } = await import('node:zlib');
       const r = await call('/v1/pings', { rawBody: gzipSync(JSON.stringify({ message: 'zipped' })), credentials: merchant, headers: { ...JSON_TYPE, 'content-encoding': 'gzip' } });
       assert.equal(r.status, 201, r.text);
       assert.equal(r.body.message, 'zipped');
+      // The size limit counts decompressed bytes: a small gzip bomb is 413, and the socket still answers.
+      const bomb = gzipSync(Buffer.alloc(17 * 1024 * 1024, 0x20));
+      const tooLarge = await call('/v1/pings', { rawBody: bomb, credentials: merchant, headers: { ...JSON_TYPE, 'content-encoding': 'gzip' } });
+      assert.equal(tooLarge.status, 413, tooLarge.text);
+      assert.equal(tooLarge.body.code, 'PAYLOAD_TOO_LARGE');
+      const unknown = await call('/v1/pings', { rawBody: '{}', credentials: merchant, headers: { ...JSON_TYPE, 'content-encoding': 'zstd' } });
+      assert.equal(unknown.status, 415);
     });
   });
 
