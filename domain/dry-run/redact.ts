@@ -5,8 +5,10 @@
  * - PANs (Luhn-valid, 12-19 digits, major-network first digit 2-6, optionally grouped with
  *   spaces or dashes) become `[PAN:411111******1111:<hash>]`: first 6 / last 4 stay visible
  *   as PCI DSS allows, so the pipeline can still compare brand and last 4.
- * - CVV / CVC / security codes, credential headers, bearer tokens, JWTs, API keys, secrets and
- *   passwords become `[REDACTED:<kind>:<hash>]`.
+ * - CVV / CVC / security codes, PINs, credential headers, bearer tokens, JWTs, API keys, secrets
+ *   and passwords become `[REDACTED:<kind>:<hash>]`: by field name (one rule for JSON keys, XML
+ *   elements and attributes, form and query fields and key=value / key: value text), and in
+ *   free text also when written as words ("cvc 8524", "security code 1234").
  * - <hash> is a keyed HMAC of the normalised value scoped to the organization (supplied by the
  *   caller), so the same secret always gives the same placeholder within an organization:
  *   values stay comparable across the legs of a pair, and nothing is reversible.
