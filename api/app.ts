@@ -8,6 +8,7 @@ import { errorMiddleware } from './errors';
 import { authenticate, BearerVerifier, CredentialCache } from './middleware/auth';
 import { jsonBody } from './middleware/body';
 import { idempotency, IdempotencyStore } from './middleware/idempotency';
+import { methodNotAllowed } from './middleware/methods';
 import { rateLimit, RateLimiter } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { registerBankingRoutes } from './routers/banking';
@@ -68,7 +69,7 @@ export function createApp(deps: AppDeps): App {
   registerDryRunRoutes(routes, deps);
   registerCampaignRoutes(routes, deps);
 
-  const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === 'true' });
+  const koa = new Koa<AppState>({ proxy: deps.config.trustProxy });
   koa.use(requestContext(deps));
   koa.use(errorMiddleware);
   // The Temporal UI calls the codec endpoints from the browser.
@@ -79,7 +80,7 @@ export function createApp(deps: AppDeps): App {
     credentials: true,
   });
   koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? corsForCodec(ctx, next) : next()));
+  koa.use(methodNotAllowed(routes));
   koa.use(routes.router.routes());
-  koa.use(routes.router.allowedMethods());
   return { koa, routes, idempotency: idempotencyStore };
 }

@@ -23,6 +23,7 @@ const DEFAULT_CODES: Record<ErrorKind, string> = {
   invalid_credentials: 'INVALID_CREDENTIALS',
   forbidden: 'AUTHORIZATION_REQUIRED',
   not_found: 'NOT_FOUND',
+  method_not_allowed: 'METHOD_NOT_ALLOWED',
   conflict: 'CONFLICT',
   request_in_process: 'REQUEST_IN_PROCESS',
   payload_too_large: 'PAYLOAD_TOO_LARGE',
@@ -82,7 +83,7 @@ export function codeFor(area: ErrorArea, error: ApiError): string {
 }
 
 const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
   413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
   429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };

@@ -77,7 +77,7 @@ export function openApiPath(koaPath: string): string {
 }
 
 const STANDARD_ERRORS: Record<number, string> = {
-  400: 'Invalid request',
+  400: 'Invalid request; also a body that is not UTF-8, not a JSON object or array, nested deeper than 64 levels, or holding a `__proto__` key',
   401: 'Missing or invalid credentials',
   413: 'Payload too large',
   415: 'Content-Type is not application/json',
@@ -184,14 +184,16 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
       description:
         'REST/JSON API of Switchyard. Authenticate with the public API key and private secret key headers ' +
         '(names are case-insensitive; campaigns also accept X-Public-Api-Key / X-Private-Secret-Key). ' +
-        'Amounts are decimals with at most 4 places. Idempotent endpoints replay the first answer for 24 hours.',
+        'Amounts are decimals with at most 4 places. Idempotent endpoints replay the first answer for 24 hours. ' +
+        'JSON bodies are UTF-8 (invalid bytes answer 400), nest objects and arrays at most 64 levels deep and may not contain a `__proto__` key. ' +
+        'A method a path does not support answers 405 with an Allow header, in the error shape of the path\'s area.',
     },
     servers: [{ url: serverUrl }],
     components: {
       securitySchemes: {
         PublicApiKey: { type: 'apiKey', in: 'header', name: 'public-api-key' },
         PrivateSecretKey: { type: 'apiKey', in: 'header', name: 'private-secret-key' },
-        CodecBearer: { type: 'http', scheme: 'bearer', description: 'CODEC_AUTH_TOKEN; without one configured, only loopback callers are served' },
+        CodecBearer: { type: 'http', scheme: 'bearer', description: 'CODEC_AUTH_TOKEN; without one configured, only loopback callers (by socket address) of an API bound to loopback without TRUST_PROXY are served' },
         WhitelabelBearer: {
           type: 'http',
           scheme: 'bearer',

@@ -7,7 +7,7 @@ import { startTracing } from '../activities/runtime/tracing';
 const tracing = require.main === module ? startTracing('api') : undefined;
 
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, Server } from 'node:http';
 import { loadConfig } from '../activities/runtime/config';
 import { loadKeyring } from '../activities/runtime/keys';
 import { createLogger } from '../activities/runtime/logger';
@@ -40,7 +40,14 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
   const deps: AppDeps = { config, logger, keyring, db, temporal, metrics };
   const { koa, idempotency } = createApp(deps);
   await idempotency.start();
-  const server = koa.listen(config.port, config.host);
+  const server = createServer(koa.callback());
+  // Node closes idle keep-alive sockets after 5 s by default; a load balancer that reuses one
+  // at that moment gets a reset (a 502 for its client). Outlive the balancer's idle timeout,
+  // and give headers (then the whole request) longer still, as Node requires.
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.headersTimeout = config.keepAliveTimeoutMs + 1000;
+  server.requestTimeout = config.requestTimeoutMs;
+  server.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -19,6 +19,7 @@ export type ErrorKind =
   | 'invalid_credentials'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'request_in_process'
   | 'payload_too_large'
@@ -34,6 +35,7 @@ export const STATUS_OF_KIND: Record<ErrorKind, number> = {
   invalid_credentials: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   request_in_process: 400,
   payload_too_large: 413,

@@ -4,8 +4,10 @@
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 const { ensureDependencies, ensureBuild, ROOT } = require('./lib/prepare');
+const { withPrivateUmask } = require('./lib/infra');
 
 ensureDependencies();
 ensureBuild();
-const result = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'api', 'admin.js'), ...process.argv.slice(2)], { stdio: 'inherit' });
+// It may create DATA_DIR and the dev keyring: private to this user.
+const result = withPrivateUmask(() => spawnSync(process.execPath, [path.join(ROOT, 'dist', 'api', 'admin.js'), ...process.argv.slice(2)], { stdio: 'inherit' }));
 process.exit(result.status ?? 1);

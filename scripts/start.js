@@ -10,7 +10,7 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { prepare, log, ROOT } = require('./lib/prepare');
-const { startFerretdb, startTemporal, stopAll, spawnLogged, tail } = require('./lib/infra');
+const { startFerretdb, startTemporal, stopAll, spawnLogged, tail, secureDataDir, withPrivateUmask } = require('./lib/infra');
 const { stackFacts, writeStackFile, removeStackFile } = require('./lib/stack-file');
 
 const env = { ...process.env };
@@ -55,7 +55,8 @@ async function main() {
   const embeddedTemporal = !env.TEMPORAL_ADDRESS;
   const embeddedMongo = !env.MONGODB_URI;
   const binaries = prepare({ temporal: embeddedTemporal, ferretdb: embeddedMongo });
-  fs.mkdirSync(LOG_DIR, { recursive: true });
+  secureDataDir(DATA_DIR); // 0700, and files left by earlier runs lose group/other access
+  fs.mkdirSync(LOG_DIR, { recursive: true, mode: 0o700 });
   const apiUrl = `http://${HOST === '0.0.0.0' ? '127.0.0.1' : HOST}:${PORT}`;
   env.DATA_DIR = DATA_DIR;
   env.PORT = String(PORT);
@@ -81,7 +82,7 @@ async function main() {
     env.TEMPORAL_UI_URL = temporalUi;
   }
 
-  const admin = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'api', 'admin.js'), 'sandbox-merchant', '--file', path.join(DATA_DIR, 'sandbox-merchant.json')], { env, encoding: 'utf8' });
+  const admin = withPrivateUmask(() => spawnSync(process.execPath, [path.join(ROOT, 'dist', 'api', 'admin.js'), 'sandbox-merchant', '--file', path.join(DATA_DIR, 'sandbox-merchant.json')], { env, encoding: 'utf8' }));
   if (admin.status !== 0) throw new Error(`could not prepare the sandbox merchant: ${admin.stderr}`);
   const merchant = JSON.parse(admin.stdout);
 

@@ -23,6 +23,15 @@ export interface Config {
   taskQueue: string;
   temporalUiUrl: string;
   logLevel: string;
+  /** Behind a load balancer: trust X-Forwarded-* for ctx.ip and ctx.protocol (never for /codec/*). */
+  trustProxy: boolean;
+  /**
+   * How long an idle keep-alive socket stays open; above the 60 s idle timeout of common load
+   * balancers, so that the balancer, not Node, closes reused sockets. headersTimeout is this + 1 s.
+   */
+  keepAliveTimeoutMs: number;
+  /** Longest time to receive one whole request (0 = no limit); must exceed headersTimeout. */
+  requestTimeoutMs: number;
   rateLimit: RateLimitConfig;
   /** Bearer token operators present to /codec/* (Temporal UI / CLI); empty = loopback UI only. */
   codecAuthToken: string;
@@ -112,6 +121,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const sandboxGatewayPort = intFrom('SANDBOX_GATEWAY_PORT', 3100);
   const publicBaseUrl = (env.PUBLIC_BASE_URL || `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/$/, '');
   const temporalUiUrl = env.TEMPORAL_UI_URL || `http://127.0.0.1:${uiPort}`;
+  const keepAliveTimeoutMs = Math.max(1000, intFrom('KEEP_ALIVE_TIMEOUT_MS', 65_000));
+  const requestTimeoutMs = intFrom('REQUEST_TIMEOUT_MS', 300_000);
+  if (requestTimeoutMs !== 0 && requestTimeoutMs <= keepAliveTimeoutMs + 1000) {
+    throw new Error(`REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must be 0 or greater than KEEP_ALIVE_TIMEOUT_MS + 1000 (${keepAliveTimeoutMs + 1000})`);
+  }
   return {
     port,
     host,
@@ -124,6 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     taskQueue: env.TEMPORAL_TASK_QUEUE || 'switchyard',
     temporalUiUrl,
     logLevel: env.LOG_LEVEL || 'info',
+    trustProxy: env.TRUST_PROXY === 'true',
+    keepAliveTimeoutMs,
+    requestTimeoutMs,
     rateLimit: {
       points: intFrom('RATE_LIMIT_REQUESTS', 1000),
       windowSeconds: Math.max(1, intFrom('RATE_LIMIT_WINDOW_SECONDS', 60)),

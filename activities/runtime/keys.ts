@@ -1,7 +1,8 @@
 /**
  * Loads the master keyring: SWITCHYARD_MASTER_KEYS in production, otherwise a development
  * keyring generated once into the data directory (created with an exclusive open, so an API
- * and a worker starting together agree on one keyring).
+ * and a worker starting together agree on one keyring). The directory is created 0700 and
+ * the keyring file is 0600.
  *
  * Rotation never drops a key: `admin rotate-key` puts a new key first in the file and keeps
  * the old ones after it, and when SWITCHYARD_MASTER_KEYS is set on a data directory that
@@ -25,13 +26,15 @@ export function loadKeyring(dataDir: string, env: NodeJS.ProcessEnv = process.en
     return fs.existsSync(file) ? withOlderKeys(fromEnv, readKeyFile(file), file) : fromEnv;
   }
   const file = keyFilePath(dataDir);
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   try {
     const fd = fs.openSync(file, 'wx', 0o600);
     fs.writeSync(fd, formatKeyring(generateKeyring('dev1')));
     fs.closeSync(fd);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // A keyring written by an older version (or copied in) may be readable by others.
+    if (fs.statSync(file).mode & 0o077) fs.chmodSync(file, 0o600);
   }
   return readKeyFile(file);
 }

@@ -8,7 +8,7 @@
  * - While the first request runs, a concurrent one gets 400 REQUEST_IN_PROCESS.
  * - The answer is stored for 24 h and replayed for the same key; with a different body the
  *   area decides: replay the original (default) or 409 (dry-run registration).
- * - Answers 400 and 5xx are not stored, so a corrected request can reuse the key, and a
+ * - Answers 400, 401, 403 and 5xx are not stored, so a corrected request can reuse the key, and a
  *   retry of one that was not confirmed in time (503) joins the same workflow and gets its
  *   final answer.
  * - Each lock names the API process holding it; every process marks itself alive every few
@@ -181,7 +181,9 @@ export function idempotency(store: IdempotencyStore, options: IdempotencyOptions
     } catch (error) {
       applyError(ctx, error);
     }
-    if (ctx.status === 400 || ctx.status >= 500) {
+    // 401/403 here are about the credentials sent, not an outcome: the same request with the
+    // right key must be processed, not answered with the refusal.
+    if (ctx.status === 400 || ctx.status === 401 || ctx.status === 403 || ctx.status >= 500) {
       await store.release(id);
     } else {
       await store.complete(id, ctx.status, ctx.body, ctx.response.get('Location') || undefined);

@@ -5,11 +5,14 @@
  * Authentication: when CODEC_AUTH_TOKEN is set, callers must send
  * `Authorization: Bearer <token>` (the UI's "pass access token" setting, the CLI's
  * --codec-auth). Without a token configured (the embedded development stack) only callers on
- * the loopback interface are served.
+ * the loopback interface are served, judged by the socket's remote address and never by
+ * X-Forwarded-For (which the caller writes), and only while the API itself listens on
+ * loopback without TRUST_PROXY: behind a proxy every caller arrives from the proxy's address.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Payload } from '@temporalio/common';
 import * as t from 'io-ts';
+import type { Config } from '../../activities/runtime/config';
 import { EncryptionCodec } from '../../activities/runtime/payload-codec';
 import { ApiError } from '../../domain/errors';
 import type { AppContext, AppDeps } from '../context';
@@ -35,13 +38,22 @@ function toJson(p: Payload): { metadata: Record<string, string>; data?: string }
   return { metadata, ...(p.data ? { data: Buffer.from(p.data).toString('base64') } : {}) };
 }
 
-function isLoopback(ip: string): boolean {
-  return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
+function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4 === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }
 
-function authorizeCodecCall(ctx: AppContext, token: string): void {
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip', 'x-client-ip', 'true-client-ip', 'cf-connecting-ip'];
+
+function authorizeCodecCall(ctx: AppContext, config: Config): void {
+  const token = config.codecAuthToken;
   if (!token) {
-    if (!isLoopback(ctx.ip)) throw new ApiError('forbidden', 'the codec endpoint serves loopback callers only unless CODEC_AUTH_TOKEN is set');
+    const refuse = (why: string) => new ApiError('forbidden', `${why}; set CODEC_AUTH_TOKEN and send it as Authorization: Bearer <token>`);
+    if (!(config.host === 'localhost' || isLoopback(config.host))) throw refuse(`the API listens on ${config.host}, not on loopback, so /codec/* needs a token`);
+    if (config.trustProxy) throw refuse('with TRUST_PROXY=true requests arrive through a proxy, so /codec/* needs a token');
+    if (FORWARDING_HEADERS.some((name) => ctx.get(name) !== '')) throw refuse('a request relayed by a proxy (Forwarded / X-Forwarded-For) is not a loopback caller');
+    if (!isLoopback(ctx.req.socket.remoteAddress)) throw refuse('without a token /codec/* serves loopback callers only');
     return;
   }
   const header = ctx.get('authorization');
@@ -66,15 +78,19 @@ export function registerCodecRoutes(routes: RouteTable, deps: AppDeps): void {
         auth: 'custom',
         unlimited: true,
         body: PayloadsBody,
-        headers: [{ name: 'Authorization', description: 'Bearer <CODEC_AUTH_TOKEN> when a token is configured' }],
+        headers: [{ name: 'Authorization', description: 'Bearer <CODEC_AUTH_TOKEN>. Without a token configured only loopback callers of an API listening on loopback without TRUST_PROXY are served (by socket address; X-Forwarded-For is never believed here).' }],
         responses: { 200: { description: 'Transformed payloads (`{"payloads": []}` for a request without payloads)', body: PayloadsAnswer } },
       },
       async (ctx, body) => {
-        authorizeCodecCall(ctx, deps.config.codecAuthToken);
         const payloads = (body.payloads ?? []).map(fromJson);
         const out = direction === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
         ctx.body = { payloads: out.map(toJson) };
       },
+      // Before the body is read: a caller that may not use the codec gets nothing parsed.
+      [async (ctx, next) => {
+        authorizeCodecCall(ctx, deps.config);
+        return next();
+      }],
     );
   }
 }

@@ -18,6 +18,7 @@ import {
   dryRunPayments, DryRunPaymentDoc, eventBatches, findRegistration, pairingWorkflowId, referenceClaims, referenceKey, RegistrationDoc, registrationByReference, registrations,
 } from '../../activities/repositories/dry-run';
 import { toRecord } from '../../activities/repositories/payments';
+import { readCredentialHeaders } from '../middleware/auth';
 import { canonicalJson } from '../middleware/idempotency';
 import { keyedHash } from '../../domain/crypto';
 import { newId } from '../../domain/credentials';
@@ -291,8 +292,9 @@ const REGISTRATION_DOC = [
   'Registers the raw traffic exchanged with a payment provider (REQUEST, RESPONSE and WEBHOOK legs, headers and body base64-encoded).',
   'Send the equivalent payment to `POST /v1/payments` with the header `Dry-run: true` and the same merchant_reference (or merchant_order_id); the two legs pair by account + merchant_reference in either order, the validation pipeline grades the payment request against the provider exchange, and the report is read with `GET /v1/dry-run/provider-events/{id}` (a `dry_run.report_ready` webhook is sent too).',
   'When `payment_id` names an existing payment, that payment is correlated at once and graded when no dry-run payment is sent; `provider_id` / `payment_method_type` default to the payment\'s.',
-  'Headers decode as a JSON map or a raw HTTP header block; bodies per their Content-Encoding (gzip, deflate, br) and Content-Type (JSON, form-urlencoded, XML, text; other types are binary and are not stored). PANs (kept as first 6 / last 4), CVV / security codes, credential headers, bearer tokens, API keys and secrets are replaced by placeholders that are deterministic per organization before anything is stored.',
-  'Either key is enough. `X-Idempotency-Key` (up to 64 characters): the same key and payload within 24 h returns the first 201; a different payload answers 409. merchant_reference is unique per account; add late provider webhooks with `POST /v1/dry-run/provider-events/{id}/events`.',
+  'Either key is enough, except with `payment_id`: referencing a payment requires the PRIVATE-SECRET-KEY header (alone or with the public key). With the public API key alone a request carrying payment_id answers 401 `NOT_AUTHENTICATED`, the same for an own, a foreign and an unknown payment, so the public key cannot be used to learn which payment ids exist.',
+  'Headers decode as a JSON map or a raw HTTP header block; bodies per their Content-Encoding (gzip, deflate, br) and Content-Type (JSON, form-urlencoded, XML, text; other types are binary and are not stored); JSON and XML nesting deeper than 64 levels answers 400. PANs (kept as first 6 / last 4), credential headers, bearer tokens, JWTs and secret keys anywhere, every credential-like field (token and *_token, secret, password, passcode, api_key, authorization, cvc, cvv, cvv2, security_code, pin...) in JSON, XML elements and attributes, form bodies, query strings and key=value / key: value text, and security codes or PINs written in words (`cvc 8524`, `security code 1234`, `PIN 2468`) are replaced by placeholders that are deterministic per organization before anything is stored.',
+  '`X-Idempotency-Key` (up to 64 characters): the same key and payload within 24 h returns the first 201; a different payload answers 409. merchant_reference is unique per account; add late provider webhooks with `POST /v1/dry-run/provider-events/{id}/events`.',
   'States: REGISTERED -> PAIRED -> VALIDATED; REGISTERED -> UNMATCHED when no dry-run payment arrives within DRY_RUN_PAIRING_TIMEOUT_SECONDS (a late one still pairs). New events or a new dry-run payment re-run the pipeline (report.version increases).',
   '',
   'Error codes (body `{code, messages, httpCode}`):',
@@ -311,13 +313,21 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
       idempotency: IDEMPOTENCY, body: DryRunRegistrationRequest, decodeBody: false,
       responses: {
         201: { description: 'Registered', body: DryRunRegistrationResponse },
-        404: { description: '`PAYMENT_NOT_FOUND`: payment_id is not a payment of the account' },
+        401: { description: '`NOT_AUTHENTICATED`: no key, or payment_id sent with the public API key alone (it requires PRIVATE-SECRET-KEY); `AuthenticationFail`: the key is unknown or the two keys do not belong together' },
+        404: { description: '`PAYMENT_NOT_FOUND`: payment_id is not a payment of the account (requires the secret key, see above)' },
         409: { description: '`TRAFFIC_LOG_IDEMPOTENCY_REPLAY`: X-Idempotency-Key reused with a different payload' },
       },
     },
     async (ctx) => {
       const organizationCode = ctx.state.principal!.organizationCode;
       const request = decodeRegistration(ctx.request.body, catalogue);
+      // The public key is public (it ships in front ends): with it alone, answering 404 for an
+      // unknown payment and 201 for a known one would confirm which payment ids exist, and the
+      // 201 would echo the payment's provider and method. So payment_id needs the secret key,
+      // and the answer is the same whether the payment exists or not.
+      if (request.payment_id !== undefined && !readCredentialHeaders(ctx).secret) {
+        throw dryRunError('NOT_AUTHENTICATED', 'payment_id requires the PRIVATE-SECRET-KEY header: with the public API key alone a registration cannot reference a payment; omit payment_id or send the secret key');
+      }
       let accountId = request.account_id;
       if (accountId && !(await findOwnedAccount(deps.db, organizationCode, accountId))) {
         throw dryRunError('TRAFFIC_LOG_SEMANTIC_INVALID', 'account_id is not an account of this organization');

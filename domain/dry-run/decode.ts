@@ -12,7 +12,8 @@ import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'n
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { DryRunEvent, EventType, OperationType } from './codecs';
 import { DRY_RUN_LIMITS } from './codecs';
-import { HeaderEntry, quoteBarePans, Redactor } from './redact';
+import { jsonNestingExceeds, MAX_NESTING_DEPTH, xmlNestingExceeds } from '../nesting';
+import { HeaderEntry, quoteBarePans, Redactor, setOwn } from './redact';
 
 export type BodyFormat = 'empty' | 'json' | 'form' | 'xml' | 'text' | 'binary';
 
@@ -42,7 +43,7 @@ export interface StoredEvent {
 
 /** Why an event was rejected; mapped to the TRAFFIC_LOG_* table by the caller. */
 export class IngestError extends Error {
-  constructor(readonly reason: 'too_large' | 'encoding_mismatch' | 'semantic', message: string) {
+  constructor(readonly reason: 'too_large' | 'encoding_mismatch' | 'semantic' | 'invalid', message: string) {
     super(message);
   }
 }
@@ -75,6 +76,7 @@ export function parseHeaders(text: string): { format: 'json' | 'raw' | 'empty'; 
   const trimmed = text.trim();
   if (!trimmed) return { format: 'empty', entries: [] };
   if (trimmed.startsWith('{')) {
+    if (jsonNestingExceeds(trimmed)) throw new IngestError('invalid', `headers nest deeper than ${MAX_NESTING_DEPTH} levels, the limit`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(trimmed);
@@ -163,15 +165,22 @@ export interface ParsedBody {
   text?: string;
 }
 
-/** Parses redacted stored text back into a value (used by the validation pipeline). */
+const tooDeep = (what: string) => new IngestError('invalid', `${what} nests ${what.startsWith('XML') ? 'elements' : 'objects and arrays'} deeper than ${MAX_NESTING_DEPTH} levels, the limit`);
+
+/**
+ * Parses redacted stored text back into a value (used by the validation pipeline). Stored
+ * text passed the nesting limit at ingest; it is checked again because callers walk it.
+ */
 export function parseStoredBody(body: StoredBody): ParsedBody {
   if (body.text === undefined) return { format: body.format };
   switch (body.format) {
     case 'json':
+      if (jsonNestingExceeds(body.text)) throw tooDeep('body');
       return { format: 'json', value: JSON.parse(body.text), text: body.text };
     case 'form':
       return { format: 'form', value: formToObject(body.text), text: body.text };
     case 'xml':
+      if (xmlNestingExceeds(body.text)) throw tooDeep('XML body');
       return { format: 'xml', value: new XMLParser(xmlOptions).parse(body.text), text: body.text };
     default:
       return { format: body.format, text: body.text };
@@ -181,8 +190,8 @@ export function parseStoredBody(body: StoredBody): ParsedBody {
 export function formToObject(text: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [key, value] of new URLSearchParams(text)) {
-    const existing = out[key];
-    out[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+    const existing = Object.prototype.hasOwnProperty.call(out, key) ? out[key] : undefined;
+    setOwn(out, key, existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]);
   }
   return out;
 }
@@ -213,6 +222,8 @@ export function ingestBody(base64: string | undefined, entries: HeaderEntry[], r
   if (text === null) throw new IngestError('encoding_mismatch', `body is not valid UTF-8 text although Content-Type is ${contentType}${contentEncoding ? '' : ' and no Content-Encoding is declared'}`);
   switch (format) {
     case 'json': {
+      // Checked before parsing: the redactor and JSON.stringify below recurse.
+      if (jsonNestingExceeds(text)) throw tooDeep('body');
       let value: unknown;
       try {
         value = JSON.parse(quoteBarePans(text));
@@ -224,6 +235,7 @@ export function ingestBody(base64: string | undefined, entries: HeaderEntry[], r
     case 'xml': {
       const valid = XMLValidator.validate(text);
       if (valid !== true) throw new IngestError('encoding_mismatch', `body is not well-formed XML although Content-Type is ${contentType}: ${valid.err.msg}`);
+      if (xmlNestingExceeds(text)) throw tooDeep('XML body');
       const value = redactor.value(new XMLParser(xmlOptions).parse(text));
       return { format: 'xml', ...base, ...sizes, text: new XMLBuilder({ ...xmlOptions, format: true, suppressEmptyNode: true }).build(value) };
     }

@@ -5,8 +5,10 @@
  * - PANs (Luhn-valid, 12-19 digits, major-network first digit 2-6, optionally grouped with
  *   spaces or dashes) become `[PAN:411111******1111:<hash>]`: first 6 / last 4 stay visible
  *   as PCI DSS allows, so the pipeline can still compare brand and last 4.
- * - CVV / CVC / security codes, credential headers, bearer tokens, JWTs, API keys, secrets and
- *   passwords become `[REDACTED:<kind>:<hash>]`.
+ * - CVV / CVC / security codes, PINs, credential headers, bearer tokens, JWTs, API keys, secrets
+ *   and passwords become `[REDACTED:<kind>:<hash>]`: by field name (one rule for JSON keys, XML
+ *   elements and attributes, form and query fields and key=value / key: value text), and in
+ *   free text also when written as words ("cvc 8524", "security code 1234").
  * - <hash> is a keyed HMAC of the normalised value scoped to the organization (supplied by the
  *   caller), so the same secret always gives the same placeholder within an organization:
  *   values stay comparable across the legs of a pair, and nothing is reversible.
@@ -53,22 +55,40 @@ const PAN_IN_TEXT = /(?<![0-9A-Za-z])\d(?:[ -]?\d){11,18}(?![0-9A-Za-z])/g;
 const AUTH_SCHEME = /\b(Bearer|Basic|Token|Digest|ApiKey)\s+([A-Za-z0-9\-._~+/]{8,}=*)/gi;
 const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 const SECRET_KEY = /\b(?:sk|rk)_(?:live_|test_)?[A-Za-z0-9_-]{16,}\b/g;
-// key=value or key: value pairs in free text (logs, query strings, text bodies).
-const SENSITIVE_PAIR = /\b(cvv2?|cvc2?|cid|csc|security[_-]?code|card[_-]?code|password|passwd|secret|client[_-]?secret|api[_-]?key|access[_-]?token|refresh[_-]?token)(["']?\s*[:=]\s*["']?)([^\s"'&,;<}]+)/gi;
+// key=value or key: value pairs in free text (logs, query strings, text bodies); the key is
+// judged by the same rules as a JSON field name. A key starts only where no key character
+// precedes it, so the scan stays linear on long runs of word characters and dashes.
+const KEY_VALUE_PAIR = /(?<![A-Za-z0-9_-])([A-Za-z_][A-Za-z0-9_-]*)(["']?\s*[:=]\s*["']?)(?!(?:Bearer|Basic|Token|Digest|ApiKey)\s)([^\s"'&,;<}]+)/g;
+// Security codes and PINs written as words: "cvc 8524", "the CVC is 852", "security code 1234", "PIN 2468".
+const SECURITY_CODE_IN_TEXT = /\b(cvv2?|cvc2?|cvn|csc|cid|security[ _-]?code|card[ _-]?(?:verification[ _-]?)?(?:code|value)|pin(?:[ _-]?code)?)\b(\s*(?:[:=#]|\bis\b|\bwas\b)?\s*["']?)(\d{3,6})(?![0-9A-Za-z])/gi;
 
 function normaliseKey(key: string): string {
   return key.replace(/^@_/, '').toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
-const CVV_KEYS = new Set(['cvv', 'cvv2', 'cvc', 'cvc2', 'cid', 'csc', 'cvn', 'securitycode', 'cardsecuritycode', 'cardverificationvalue', 'cardcvv', 'cardcvc', 'verificationvalue', 'cardcode', 'cvd']);
+const CVV_KEYS = new Set(['cvv', 'cvv2', 'cvc', 'cvc2', 'cid', 'csc', 'cvn', 'securitycode', 'cardsecuritycode', 'cardverificationvalue', 'cardverificationcode', 'cardcvv', 'cardcvc', 'verificationvalue', 'cardcode', 'cvd']);
+const PIN_KEYS = new Set(['pin', 'pincode', 'pinblock', 'cardpin', 'pinnumber']);
 const PAN_KEYS = new Set(['pan', 'cardnumber', 'cardno', 'ccnumber', 'primaryaccountnumber', 'accountnumber']);
 
-function secretKind(normalisedKey: string): RedactionKind | null {
-  if (CVV_KEYS.has(normalisedKey)) return 'cvv';
-  if (normalisedKey === 'token') return 'bearer';
-  if (/(password|passwd|secret|privatekey|apikey|credential)/.test(normalisedKey)) return 'secret';
-  if (/(accesstoken|refreshtoken|idtoken|authtoken|bearertoken|apitoken|sessiontoken|authorization)$/.test(normalisedKey)) return 'bearer';
+/**
+ * What a field named `normalisedKey` holds, if it is a credential. `whole`: an object or array
+ * under it is replaced as a whole; otherwise (fields that merely end in "token", such as
+ * network_token metadata) containers are walked and only scalar values are replaced.
+ */
+function secretKind(normalisedKey: string): { kind: RedactionKind; whole: boolean } | null {
+  if (CVV_KEYS.has(normalisedKey)) return { kind: 'cvv', whole: true };
+  if (PIN_KEYS.has(normalisedKey)) return { kind: 'secret', whole: true };
+  if (normalisedKey === 'token') return { kind: 'bearer', whole: true };
+  if (/(password|passwd|passcode|passphrase|pwd|secret|privatekey|apikey|credential)/.test(normalisedKey)) return { kind: 'secret', whole: true };
+  if (/(accesstoken|refreshtoken|idtoken|authtoken|bearertoken|apitoken|sessiontoken|authorization)$/.test(normalisedKey)) return { kind: 'bearer', whole: true };
+  if (normalisedKey.endsWith('token')) return { kind: 'bearer', whole: false };
   return null;
+}
+
+/** Sets an own property, also for the key __proto__ (plain assignment would set the prototype). */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** Header names that carry credentials (their whole value is redacted). */
@@ -100,8 +120,13 @@ export class Redactor {
     out = out.replace(AUTH_SCHEME, (_m, scheme: string, token: string) => `${scheme} ${this.secret('bearer', token)}`);
     out = out.replace(JWT, (token) => this.secret('jwt', token));
     out = out.replace(SECRET_KEY, (token) => this.secret('api_key', token));
-    out = out.replace(SENSITIVE_PAIR, (_m, key: string, sep: string, value: string) =>
-      REDACTED_PLACEHOLDER.test(value) || value.startsWith('[PAN:') ? `${key}${sep}${value}` : `${key}${sep}${this.secret(secretKind(normaliseKey(key)) ?? 'secret', value)}`,
+    out = out.replace(KEY_VALUE_PAIR, (match, key: string, sep: string, value: string) => {
+      const secret = secretKind(normaliseKey(key));
+      if (!secret || REDACTED_PLACEHOLDER.test(value) || value.startsWith('[PAN:')) return match;
+      return `${key}${sep}${this.secret(secret.kind, value)}`;
+    });
+    out = out.replace(SECURITY_CODE_IN_TEXT, (_m, words: string, sep: string, digits: string) =>
+      `${words}${sep}${this.secret(/^pin/i.test(words) ? 'secret' : 'cvv', digits)}`,
     );
     return out;
   }
@@ -131,8 +156,10 @@ export class Redactor {
   /** A value found under `key` (a JSON property, an XML element or attribute, a form field). */
   field(key: string, value: unknown, parentKey = ''): unknown {
     const k = normaliseKey(key);
-    const kind = secretKind(k);
-    if (kind) return value === null || value === '' ? value : this.secret(kind, typeof value === 'string' ? value : JSON.stringify(value));
+    const secret = secretKind(k);
+    if (secret && (secret.whole || value === null || typeof value !== 'object')) {
+      return value === null || value === '' ? value : this.secret(secret.kind, typeof value === 'string' ? value : JSON.stringify(value));
+    }
     const cardish = PAN_KEYS.has(k) || (k === 'number' && normaliseKey(parentKey).includes('card'));
     if (cardish && (typeof value === 'string' || typeof value === 'number')) {
       const digits = String(value).replace(/[ -]/g, '');
@@ -154,7 +181,7 @@ export class Redactor {
     if (Array.isArray(value)) return value.map((item) => this.value(item, ownKey));
     if (value && typeof value === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [key, child] of Object.entries(value as Record<string, unknown>)) out[key] = this.field(key, child, ownKey);
+      for (const [key, child] of Object.entries(value as Record<string, unknown>)) setOwn(out, key, this.field(key, child, ownKey));
       return out;
     }
     return value;

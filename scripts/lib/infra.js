@@ -57,17 +57,58 @@ function tail(file, lines = 20) {
   }
 }
 
+// Everything under DATA_DIR is private to the user running the stack: the dev keyring, logs
+// (which may quote requests), FerretDB's and Temporal's SQLite files. Children we start get
+// umask 077, so what they create is 0600 / 0700 whatever the shell's umask.
+const PRIVATE_UMASK = 0o077;
+
+/** Runs `fn` (which starts a child) with umask 077; the child keeps it, we restore ours. */
+function withPrivateUmask(fn) {
+  const previous = process.umask(PRIVATE_UMASK);
+  try {
+    return fn();
+  } finally {
+    process.umask(previous);
+  }
+}
+
+// What we create in DATA_DIR; only these are tightened, so a DATA_DIR pointed at a shared
+// directory by mistake does not get its unrelated files changed.
+const OWN_DIRS = ['logs', 'ferretdb'];
+const OWN_FILES = /^(master-keys\.txt|sandbox-merchant\.json|temporal\.db(-.*)?)$/;
+
+function tighten(file) {
+  const stat = fs.lstatSync(file);
+  if (stat.isSymbolicLink()) return;
+  if (stat.isDirectory()) {
+    if ((stat.mode & 0o777) !== 0o700) fs.chmodSync(file, 0o700);
+    for (const name of fs.readdirSync(file)) tighten(path.join(file, name));
+  } else if (stat.mode & 0o077) {
+    fs.chmodSync(file, stat.mode & 0o700); // the owner keeps its own bits
+  }
+}
+
+/** Creates DATA_DIR with mode 0700, or tightens an existing one and the files we put in it. */
+function secureDataDir(dir) {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(dir, 0o700);
+  for (const name of fs.readdirSync(dir)) {
+    if (OWN_DIRS.includes(name) || OWN_FILES.test(name)) tighten(path.join(dir, name));
+  }
+}
+
 function spawnLogged(command, args, logFile, options = {}) {
-  fs.mkdirSync(path.dirname(logFile), { recursive: true });
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn(command, args, { stdio: ['ignore', out, out], ...options });
+  fs.mkdirSync(path.dirname(logFile), { recursive: true, mode: 0o700 });
+  const out = fs.openSync(logFile, 'a', 0o600);
+  fs.fchmodSync(out, 0o600); // a log left by an earlier run may be world-readable
+  const child = withPrivateUmask(() => spawn(command, args, { stdio: ['ignore', out, out], ...options }));
   fs.closeSync(out);
   return child;
 }
 
 async function startFerretdb({ binary, port, dataDir, logDir }) {
   const dir = path.join(dataDir, 'ferretdb');
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const logFile = path.join(logDir, 'ferretdb.log');
   if (await portOpen(port)) throw new Error(`port ${port} for FerretDB is taken; set FERRETDB_PORT or stop the other process`);
   const child = spawnLogged(
@@ -88,7 +129,7 @@ async function startFerretdb({ binary, port, dataDir, logDir }) {
 }
 
 async function startTemporal({ binary, port, uiPort, dataDir, logDir, codecEndpoint, headless }) {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const logFile = path.join(logDir, 'temporal.log');
   if (await portOpen(port)) throw new Error(`port ${port} for Temporal is taken; set TEMPORAL_PORT or stop the other process`);
   const args = [
@@ -122,7 +163,7 @@ async function stopAll(children, graceMs = 10_000) {
   }
 }
 
-module.exports = { freePort, portOpen, waitForPort, startFerretdb, startTemporal, stopAll, spawnLogged, tail, SEARCH_ATTRIBUTES, log };
+module.exports = { freePort, portOpen, waitForPort, startFerretdb, startTemporal, stopAll, spawnLogged, tail, SEARCH_ATTRIBUTES, log, secureDataDir, withPrivateUmask };
 
 /**
  * Runs `body(env)` against a private Temporal dev server and FerretDB on free ports with a
@@ -132,6 +173,7 @@ module.exports = { freePort, portOpen, waitForPort, startFerretdb, startTemporal
 async function withPrivateInfra({ binaries, prefix, database, keepDataOnFailure = false }, body) {
   const os = require('node:os');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `switchyard-${prefix}-`));
+  secureDataDir(dataDir);
   const logDir = path.join(dataDir, 'logs');
   const children = [];
   let exitCode = 1;
@@ -172,7 +214,7 @@ async function withPrivateInfra({ binaries, prefix, database, keepDataOnFailure 
 
 /** Runs a Node script as a child with `env`, inheriting stdio; resolves to its exit code. */
 function runNode(args, env) {
-  const child = spawn(process.execPath, args, { env, stdio: 'inherit' });
+  const child = withPrivateUmask(() => spawn(process.execPath, args, { env, stdio: 'inherit' }));
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
 

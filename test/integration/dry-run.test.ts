@@ -211,6 +211,50 @@ describe('dry-run (integration)', function () {
       assert.equal(report.report.verdict, 'PASS', JSON.stringify(report.report.findings));
     });
 
+    it('payment_id with the public key alone: the same 401 for an own, a foreign and an unknown payment', async () => {
+      const reference = uniqueReference('probe');
+      const payment = await pay(merchant, TEST_PAN, { merchant_order_id: reference });
+      assert.equal(payment.status, 201, JSON.stringify(payment.body));
+      const publicOnly = (m: IssuedCredentials, paymentId: string, headers: Record<string, string> = {}) =>
+        call('/v1/dry-run/provider-events', { body: registrationBody(uniqueReference(), { payment_id: paymentId }), headers: { 'PUBLIC-API-KEY': m.public_api_key, ...headers } });
+      const own = await publicOnly(merchant, payment.body.id);
+      const unknown = await publicOnly(merchant, '6a6f2b52-6e3d-4a53-9f4b-1c1b0a7e2d10');
+      const foreign = await publicOnly(other, payment.body.id);
+      for (const r of [own, unknown, foreign]) expectError(r, 401, 'NOT_AUTHENTICATED');
+      assert.deepEqual(own.body, unknown.body);
+      assert.deepEqual(foreign.body, unknown.body);
+      assert.match(own.body.messages[0], /PRIVATE-SECRET-KEY/);
+      // The secret key alone still resolves it; without payment_id the public key is enough.
+      const withSecret = await call('/v1/dry-run/provider-events', { body: registrationBody(uniqueReference(), { payment_id: payment.body.id }), headers: { 'PRIVATE-SECRET-KEY': merchant.private_secret_key } });
+      assert.equal(withSecret.status, 201, JSON.stringify(withSecret.body));
+      assert.equal(withSecret.body.payment_id, payment.body.id);
+      // A 401 is not kept under the idempotency key: the same request with the secret key is processed.
+      const body = registrationBody(uniqueReference(), { payment_id: payment.body.id });
+      const key = `probe-${uniqueReference()}`;
+      expectError(await call('/v1/dry-run/provider-events', { body, headers: { 'PUBLIC-API-KEY': merchant.public_api_key, 'X-Idempotency-Key': key } }), 401, 'NOT_AUTHENTICATED');
+      const retried = await call('/v1/dry-run/provider-events', { body, credentials: merchant, headers: { 'X-Idempotency-Key': key } });
+      assert.equal(retried.status, 201, JSON.stringify(retried.body));
+      const doc = (await call('/v1/openapi.json')).body.paths['/v1/dry-run/provider-events'].post;
+      assert.match(doc.description, /payment_id.*PRIVATE-SECRET-KEY/s);
+    });
+
+    it('provider bodies nested past 64 levels (JSON, XML) answer 400 naming the limit, never a stack overflow', async () => {
+      const json = [{ ...sandboxExchange('x')[0], body: b64(`{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`) }];
+      const r = await register(merchant, registrationBody(uniqueReference(), { events: json }));
+      expectError(r, 400, 'TRAFFIC_LOG_VALIDATION_FAILED');
+      assert.match(r.body.messages[0], /events\.0.*body.*deeper than 64 levels/);
+      const xml = [{ ...sandboxExchange('x')[0], headers: b64({ 'Content-Type': 'application/xml' }), body: b64(`<a>${'<b>'.repeat(5_000)}1${'</b>'.repeat(5_000)}</a>`) }];
+      const x = await register(merchant, registrationBody(uniqueReference(), { events: xml }));
+      expectError(x, 400, 'TRAFFIC_LOG_VALIDATION_FAILED');
+      assert.match(x.body.messages[0], /events\.0.*deeper than 64 levels/);
+      // Without a Content-Type the body is sniffed: the same limit applies.
+      const sniffed = [{ ...sandboxExchange('x')[0], headers: b64({}), body: b64(`${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`) }];
+      expectError(await register(merchant, registrationBody(uniqueReference(), { events: sniffed })), 400, 'TRAFFIC_LOG_VALIDATION_FAILED');
+      // Large registrations are decoded on worker threads: same answer there.
+      const padded = [{ ...sandboxExchange('x')[0], body: b64(`{"pad":"${'p'.repeat(300_000)}","a":${'['.repeat(10_000)}${']'.repeat(10_000)}}`) }];
+      expectError(await register(merchant, registrationBody(uniqueReference(), { events: padded })), 400, 'TRAFFIC_LOG_VALIDATION_FAILED');
+    });
+
     it('429 RATE_LIMITED from the shared limiter', async () => {
       const api = await startApi({ config: testConfig({ ...stack.config, port: 0, rateLimit: { points: 2, windowSeconds: 60 } }), keyring: stack.keyring, db: stack.db, temporal: stack.temporal, logger: pino({ level: 'silent' }) });
       try {

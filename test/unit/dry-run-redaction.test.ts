@@ -89,4 +89,91 @@ describe('unit: dry-run redaction', () => {
     assert.equal(redactor.text(once), once);
     assert.deepEqual(redactor.value(redactor.value({ cvv: TEST_CVV })), redactor.value({ cvv: TEST_CVV }));
   });
+
+  describe('credential-like field names in every body format', () => {
+    // One value per credential-like name; none of them may survive in any format.
+    const FIELDS: Record<string, string> = {
+      token: 'tok_9f8e7d6c5b4a3928', access_token: 'at_5b4a39281706aa', secret: 'shh-secret-value', password: 'hunter2-pass', api_key: 'key-0a1b2c3d4e5f',
+      authorization: 'Zm9vOmJhcmJhejEy', cvc: '8524', cvv: '7391', cvv2: '6402', security_code: '5813', pin: '2468', client_token: 'ct_77aa88bb99cc', passcode: 'pc-135792',
+    };
+    const values = Object.values(FIELDS);
+    const decoded = (text: string) => {
+      try {
+        return decodeURIComponent(text.replace(/\+/g, ' '));
+      } catch {
+        return text;
+      }
+    };
+    const leaked = (text: string) => values.filter((v) => text.includes(v) || decoded(text).includes(v));
+    const event = (contentType: string | null, body: string, endpoint = '/v1/charges') =>
+      ingestEvent(requestEvent(undefined, { headers: b64(contentType ? { 'Content-Type': contentType } : {}), body: b64(body), endpoint }), redactor);
+
+    it('JSON', () => {
+      const stored = event('application/json', JSON.stringify({ ...FIELDS, amount: 10, nested: { ...FIELDS } }));
+      assert.deepEqual(leaked(stored.body.text!), []);
+      const parsed = JSON.parse(stored.body.text!);
+      assert.equal(parsed.amount, 10);
+      assert.match(parsed.pin, /^\[REDACTED:/);
+      assert.match(parsed.cvc, /^\[REDACTED:cvv:/);
+    });
+
+    it('XML elements and attributes', () => {
+      const elements = Object.entries(FIELDS).map(([k, v]) => `<${k}>${v}</${k}>`).join('');
+      const attributes = Object.entries(FIELDS).map(([k, v]) => `${k}="${v}"`).join(' ');
+      const stored = event('application/xml', `<req><amount>10</amount>${elements}<card ${attributes}/></req>`);
+      assert.deepEqual(leaked(stored.body.text!), []);
+      assert.match(stored.body.text!, /<amount>10<\/amount>/);
+    });
+
+    it('form-urlencoded bodies', () => {
+      const stored = event('application/x-www-form-urlencoded', `${new URLSearchParams(FIELDS).toString()}&amount=10`);
+      assert.equal(stored.body.format, 'form');
+      assert.deepEqual(leaked(stored.body.text!), []);
+      assert.match(stored.body.text!, /amount=10$/);
+    });
+
+    it('query strings of the endpoint', () => {
+      const stored = event('application/json', '{}', `/v1/charges?${new URLSearchParams(FIELDS).toString()}&page=2`);
+      assert.deepEqual(leaked(stored.endpoint!), []);
+      assert.match(stored.endpoint!, /page=2$/);
+    });
+
+    it('free text: key=value and key: value pairs, and form bodies sent as text', () => {
+      const pairs = Object.entries(FIELDS).map(([k, v]) => `${k}=${v}`).join(' ');
+      const colons = Object.entries(FIELDS).map(([k, v]) => `${k}: ${v}`).join(', ');
+      const stored = event('text/plain', `callback ${pairs}\n${colons}\n"token": "${FIELDS.token}"`);
+      assert.deepEqual(leaked(stored.body.text!), []);
+      const sniffed = event(null, `token=${FIELDS.token}&amount=10`);
+      assert.deepEqual(leaked(sniffed.body.text!), []);
+      assert.match(sniffed.body.text!, /amount=10/);
+      // The auth scheme stays readable; the credential after it does not.
+      assert.match(redactor.text(`authorization: Bearer ${TEST_TOKEN}`), /^authorization: Bearer \[REDACTED:bearer:/);
+    });
+
+    it('free-text security codes and PINs without a separator', () => {
+      for (const phrase of ['cvc 8524', 'CVV: 123', 'cvv2 123', 'security code 1234', 'Security Code: 987', 'card verification code 4321', 'the CVC is 852', 'PIN 2468', 'pin code: 135790', 'CSC#123']) {
+        const digits = phrase.match(/\d+$/)![0];
+        const out = redactor.text(`customer said ${phrase}, thanks`);
+        assert.ok(!out.includes(digits), `${phrase} -> ${out}`);
+        assert.match(out, /\[REDACTED:cvv:[0-9a-f]{12}\]|\[REDACTED:secret:[0-9a-f]{12}\]/);
+        assert.match(out, /, thanks$/);
+      }
+      // Same code, same placeholder, whatever the wording.
+      assert.equal(redactor.text('cvc 8524').replace(/^cvc /, ''), redactor.text('cvv=8524').replace(/^cvv=/, ''));
+      // Ordinary numbers next to other words stay.
+      assert.equal(redactor.text('order 1234 shipped to pin-drop 5 in 2024'), 'order 1234 shipped to pin-drop 5 in 2024');
+    });
+
+    it('keeps a __proto__ key of a provider body as an ordinary field, redacted inside', () => {
+      const stored = event('application/json', `{"amount":10,"__proto__":{"cvv":"${FIELDS.cvv}","note":"kept"}}`);
+      const text = stored.body.text!;
+      assert.deepEqual(leaked(text), []);
+      const parsed = JSON.parse(text);
+      assert.ok(Object.prototype.hasOwnProperty.call(parsed, '__proto__'), text);
+      assert.equal(parsed.__proto__.note, 'kept');
+      assert.match(parsed.__proto__.cvv, /^\[REDACTED:cvv:/);
+      assert.equal(({} as Record<string, unknown>).note, undefined);
+    });
+  });
 });
+
