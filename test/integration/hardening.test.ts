@@ -121,9 +121,9 @@ describe('hardening (integration)', function () {
       assert.deepEqual(dryRun.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD', 'POST']);
       assert.equal(dryRun.body.code, 'METHOD_NOT_ALLOWED');
       assert.equal(dryRun.body.httpCode, 405);
-      const campaign = await call('/v1/campaigns/6a6f2b52-6e3d-4a53-9f4b-1c1b0a7e2d10', { method: 'PATCH', rawBody: '{"status":"PAUSED"}', credentials: merchant, headers: JSON_TYPE });
+      const campaign = await call('/v1/campaigns/6a6f2b52-6e3d-4a53-9f4b-1c1b0a7e2d10', { method: 'PUT', rawBody: '{"status":"PAUSED"}', credentials: merchant, headers: JSON_TYPE });
       assert.equal(campaign.status, 405, campaign.text);
-      assert.deepEqual(campaign.headers.get('allow')?.split(', ').sort(), ['DELETE', 'GET', 'HEAD']);
+      assert.deepEqual(campaign.headers.get('allow')?.split(', ').sort(), ['DELETE', 'GET', 'HEAD', 'PATCH']);
       assert.equal(campaign.body.code, 405);
       assert.equal(typeof campaign.body.message, 'string');
     });
