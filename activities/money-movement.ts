@@ -61,7 +61,9 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
   async function call(connection: RoutedConnection, request: ProviderHttpRequest): Promise<ProviderResult> {
     const connector = moneyMovementConnectorFor(connection.providerId);
     return withHeartbeat(async () => {
-      const response = await send(baseUrlFor(connection.providerId, config), request, config.providerTimeoutMs);
+      const baseUrl = baseUrlFor(connection.providerId, config);
+      if (!baseUrl) throw new Error(`no base URL for provider ${connection.providerId}`);
+      const response = await send(baseUrl, request, config.providerTimeoutMs);
       return connector.charges.mapResponse(response.status, response.body);
     });
   }

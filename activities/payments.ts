@@ -8,10 +8,10 @@
  */
 import type { ActivityDeps } from './index';
 import { baseUrlFor, connectorFor } from './providers';
-import { ProviderResult, ProviderTimeout, send, targetOf, withHeartbeat } from './providers/connector';
+import { AuthorizeRequest, ProviderCall, ProviderResult, ProviderTimeout, targetOf, withHeartbeat } from './providers/connector';
 import { markPaymentMethodUsed } from './repositories/customers';
 import { savePaymentRecord } from './repositories/payments';
-import { resolveRoute, RoutedConnection } from './repositories/routing';
+import { openConnectionCredentials, resolveRoute, RoutedConnection } from './repositories/routing';
 import { findVaultCard, forgetSecurityCode, openPan, readSecurityCode } from './repositories/vault';
 import { authorizingTransaction, PaymentRecord } from '../domain/payments/record';
 import type { RoutingFacts } from '../domain/payments/routing';
@@ -72,6 +72,19 @@ function failureResult(category: 'TIMEOUT' | 'PROVIDER_ERROR', message: string, 
 export function createPaymentActivities(deps: ActivityDeps) {
   const { db, keyring, config } = deps;
 
+  /**
+   * What a provider call on `connection` needs. The connection's credentials are opened here,
+   * in the activity, like the vault card: they never travel through workflow history.
+   */
+  async function providerCall(connection: RoutedConnection): Promise<ProviderCall> {
+    return {
+      target: targetOf(connection),
+      credentials: await openConnectionCredentials(db, keyring, connection.connectionId),
+      baseUrl: baseUrlFor(connection.providerId, config),
+      timeoutMs: config.providerTimeoutMs,
+    };
+  }
+
   return {
     async savePayment(record: PaymentRecord): Promise<void> {
       await savePaymentRecord(db, record);
@@ -93,10 +106,9 @@ export function createPaymentActivities(deps: ActivityDeps) {
       const card = await findVaultCard(db, input.cardId);
       if (!card) throw new Error(`vault card ${input.cardId} is missing`);
       const connector = connectorFor(input.connection.providerId);
-      const baseUrl = baseUrlFor(input.connection.providerId, config);
-      const idempotencyKey = `${input.paymentId}:attempt:${input.attempt}`;
-      const request = connector.buildAuthorization(targetOf(input.connection), {
-        idempotencyKey,
+      const call = await providerCall(input.connection);
+      const request: AuthorizeRequest = {
+        idempotencyKey: `${input.paymentId}:attempt:${input.attempt}`,
         reference: input.reference,
         amount: input.amount,
         currency: input.currency,
@@ -110,15 +122,14 @@ export function createPaymentActivities(deps: ActivityDeps) {
           expirationYear: fullYear(card.expiration_year),
           securityCode: await readSecurityCode(db, keyring, input.paymentId),
         },
-      });
+      };
       return withHeartbeat(async () => {
         try {
-          const response = await send(baseUrl, request, config.providerTimeoutMs);
-          return connector.mapResponse(response.status, response.body);
+          return await connector.authorize(call, request);
         } catch (error) {
           if (error instanceof ProviderTimeout) {
-            const reversal = await send(baseUrl, connector.buildReversal(targetOf(input.connection), idempotencyKey), config.providerTimeoutMs).catch((e) => ({ status: 0, body: { error: String(e) } }));
-            return failureResult('TIMEOUT', `no answer within ${config.providerTimeoutMs} ms; attempt reversed`, { reversal: reversal.body });
+            const reversal = await connector.reverse(call, request).catch((e) => ({ error: String(e) }));
+            return failureResult('TIMEOUT', `no answer within ${config.providerTimeoutMs} ms; attempt reversed`, { reversal });
           }
           // Connection refused / reset before an answer: nothing was authorized on our side of the wire.
           return failureResult('PROVIDER_ERROR', `provider unreachable: ${(error as Error).message}`, null);
@@ -128,16 +139,16 @@ export function createPaymentActivities(deps: ActivityDeps) {
 
     async providerFollowUp(input: FollowUpInput): Promise<ProviderResult> {
       const connector = connectorFor(input.connection.providerId);
-      const request = connector.buildFollowUp(targetOf(input.connection), input.kind, {
+      const call = await providerCall(input.connection);
+      const request = {
         idempotencyKey: input.idempotencyKey,
         providerTransactionId: input.providerTransactionId,
         amount: input.amount,
         currency: input.currency,
-      });
+      };
       return withHeartbeat(async () => {
         try {
-          const response = await send(baseUrlFor(input.connection.providerId, config), request, config.providerTimeoutMs);
-          return connector.mapResponse(response.status, response.body);
+          return await connector.followUp(call, input.kind, request);
         } catch (error) {
           // Follow-ups are idempotent at the provider: a retry with the same key is safe.
           if (error instanceof ProviderTimeout) throw error;

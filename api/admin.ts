@@ -6,11 +6,13 @@
  *   sandbox-merchant --file PATH  the development stack's merchant: created once, its
  *                                 credentials kept in PATH (mode 600) so each start can print them
  *   reseal-vault                  after adding a new first key to SWITCHYARD_MASTER_KEYS:
- *                                 re-encrypts every vaulted card under it, prints {resealed, active_key_id}
+ *                                 re-encrypts every vaulted card and provider connection credential under it,
+ *                                 prints {resealed, provider_credentials_resealed, active_key_id}
  */
 import fs from 'node:fs';
 import { createMerchant } from '../activities/repositories/merchants';
 import { resealVault } from '../activities/repositories/vault';
+import { resealConnectionCredentials } from '../activities/repositories/routing';
 import { loadKeyring } from '../activities/runtime/keys';
 import { loadConfig } from '../activities/runtime/config';
 import { connectMongo, ensureIndexes } from '../activities/runtime/mongo';
@@ -30,7 +32,8 @@ async function main(argv: string[]): Promise<number> {
     const mongo = await connectMongo(config.mongodbUri, config.mongodbDb);
     try {
       const resealed = await resealVault(mongo.db, keyring);
-      process.stdout.write(`${JSON.stringify({ resealed, active_key_id: keyring.activeKeyId })}\n`);
+      const credentialsResealed = await resealConnectionCredentials(mongo.db, keyring);
+      process.stdout.write(`${JSON.stringify({ resealed, provider_credentials_resealed: credentialsResealed, active_key_id: keyring.activeKeyId })}\n`);
       return 0;
     } finally {
       await mongo.client.close();

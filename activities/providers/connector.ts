@@ -2,6 +2,10 @@
  * The provider connector interface. A connector turns Switchyard operations into one
  * provider's API calls and maps the answers back; the payment activities do the rest
  * (timeouts, reversal, failover, storage) the same way for every provider.
+ *
+ * Two kinds implement it: connectors spoken over plain JSON HTTP describe each request
+ * (`HttpConnector`: build, then map the answer) and `overHttp` sends them; connectors built
+ * on a provider's official SDK (Stripe) implement the operations themselves.
  */
 import { Context } from '@temporalio/activity';
 import type { TransactionCategory } from '../../domain/payments/states';
@@ -62,14 +66,67 @@ export interface ProviderResult {
   threeDsRedirectUrl: string | null;
 }
 
+/** A connection's provider credentials, opened for one call only (never in history or logs). */
+export interface ConnectionCredentials {
+  secretKey: string;
+}
+
+/** Everything one provider call needs besides the request itself. */
+export interface ProviderCall {
+  target: ConnectionTarget;
+  /** Null for providers that need none (the sandbox). */
+  credentials: ConnectionCredentials | null;
+  /** Where the provider's API is; null means the provider's own production address. */
+  baseUrl: string | null;
+  timeoutMs: number;
+}
+
+export type FollowUpKind = 'capture' | 'void' | 'refund';
+
 export interface ProviderConnector {
   readonly providerId: string;
+  /**
+   * One authorization (or sale). Declines and provider errors are results; throws
+   * ProviderTimeout when no answer came in time, any other error when unreachable.
+   */
+  authorize(call: ProviderCall, request: AuthorizeRequest): Promise<ProviderResult>;
+  followUp(call: ProviderCall, kind: FollowUpKind, request: FollowUpRequest): Promise<ProviderResult>;
+  /** Undoes whatever the timed-out authorization `request` did; answers the raw responses. */
+  reverse(call: ProviderCall, request: AuthorizeRequest): Promise<unknown>;
+}
+
+/** A connector spoken over plain JSON HTTP: requests are described, sent by `send`, then mapped. */
+export interface HttpConnector {
+  readonly providerId: string;
   buildAuthorization(target: ConnectionTarget, request: AuthorizeRequest): ProviderHttpRequest;
-  buildFollowUp(target: ConnectionTarget, kind: 'capture' | 'void' | 'refund', request: FollowUpRequest): ProviderHttpRequest;
+  buildFollowUp(target: ConnectionTarget, kind: FollowUpKind, request: FollowUpRequest): ProviderHttpRequest;
   /** Timeout reversal of the authorization sent with `idempotencyKey`. */
   buildReversal(target: ConnectionTarget, idempotencyKey: string): ProviderHttpRequest;
   /** Maps an HTTP answer (status + parsed body) to a result. */
   mapResponse(httpStatus: number, body: unknown): ProviderResult;
+}
+
+function baseUrlOf(call: ProviderCall): string {
+  if (!call.baseUrl) throw new Error(`no base URL configured for provider ${call.target.providerId}`);
+  return call.baseUrl;
+}
+
+/** The operations of an HTTP connector: build, send, map. */
+export function overHttp<C extends HttpConnector>(http: C): C & ProviderConnector {
+  return {
+    ...http,
+    async authorize(call, request) {
+      const response = await send(baseUrlOf(call), http.buildAuthorization(call.target, request), call.timeoutMs);
+      return http.mapResponse(response.status, response.body);
+    },
+    async followUp(call, kind, request) {
+      const response = await send(baseUrlOf(call), http.buildFollowUp(call.target, kind, request), call.timeoutMs);
+      return http.mapResponse(response.status, response.body);
+    },
+    async reverse(call, request) {
+      return (await send(baseUrlOf(call), http.buildReversal(call.target, request.idempotencyKey), call.timeoutMs)).body;
+    },
+  };
 }
 
 export class ProviderTimeout extends Error {

@@ -92,7 +92,9 @@ async function startStripeMock({ binary, port, logDir }) {
   if (await portOpen(port)) throw new Error(`port ${port} for stripe-mock is taken`);
   // Loopback only. An explicit -http-addr does not turn off stripe-mock's default HTTPS
   // listener (all interfaces, fixed port 12112), so that one goes to a free loopback port.
-  const child = spawnLogged(binary, ['-http-addr', `127.0.0.1:${port}`, '-https-addr', '127.0.0.1:0'], logFile);
+  // Strict version check: a request pinned to another Stripe API version than the mock's
+  // OpenAPI document is refused, so the SDK and the mock always speak the same version.
+  const child = spawnLogged(binary, ['-http-addr', `127.0.0.1:${port}`, '-https-addr', '127.0.0.1:0', '-strict-version-check'], logFile);
   await waitForPort(port, child, 'stripe-mock', logFile);
   return { name: 'stripe-mock', child, url: `http://127.0.0.1:${port}`, logFile };
 }

