@@ -100,7 +100,8 @@ export function intentResult(operation: Operation, intent: Stripe.PaymentIntent,
       if (error?.type !== 'card_error') {
         return result('PROVIDER_ERROR', { ...base, responseCode: error?.code ? error.code.toUpperCase() : 'UNEXPECTED_STATUS', responseMessage: error?.message ?? 'PaymentIntent needs a payment method after confirmation' });
       }
-      const decline = stripeDecline(error.decline_code ?? error.code);
+      // The SDK gives '' for a card error without a decline code: fall back to the code.
+      const decline = stripeDecline(error.decline_code || error.code);
       return result(decline.category, { ...base, ...withIso(decline.iso8583Code), responseCode: decline.responseCode, responseMessage: error.message ?? 'Declined' });
     }
     case 'canceled':
@@ -126,7 +127,7 @@ function rawError(error: Stripe.errors.StripeError): Record<string, unknown> {
     error: {
       type: error.rawType ?? null,
       code: error.code ?? null,
-      decline_code: error.decline_code ?? null,
+      decline_code: error.decline_code || null,
       message: error.message,
       param: error.param ?? null,
       doc_url: error.doc_url ?? null,
@@ -159,7 +160,7 @@ export function errorResult(error: unknown, timeoutMs: number): ProviderResult {
   const providerTransactionId = intent?.id ?? null;
   const fields = { httpStatus, rawResponse: raw, providerTransactionId };
   if (error instanceof Stripe.errors.StripeCardError) {
-    const decline = stripeDecline(error.decline_code ?? error.code);
+    const decline = stripeDecline(error.decline_code || error.code);
     return result(decline.category, { ...fields, ...withIso(decline.iso8583Code), responseCode: decline.responseCode, responseMessage: error.message || 'Declined' });
   }
   if (error instanceof Stripe.errors.StripeRateLimitError) {
