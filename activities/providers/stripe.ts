@@ -100,7 +100,6 @@ export function intentResult(operation: Operation, intent: Stripe.PaymentIntent,
       if (error?.type !== 'card_error') {
         return result('PROVIDER_ERROR', { ...base, responseCode: error?.code ? error.code.toUpperCase() : 'UNEXPECTED_STATUS', responseMessage: error?.message ?? 'PaymentIntent needs a payment method after confirmation' });
       }
-      // The SDK gives '' for a card error without a decline code: fall back to the code.
       const decline = stripeDecline(error.decline_code || error.code);
       return result(decline.category, { ...base, ...withIso(decline.iso8583Code), responseCode: decline.responseCode, responseMessage: error.message ?? 'Declined' });
     }
@@ -160,6 +159,7 @@ export function errorResult(error: unknown, timeoutMs: number): ProviderResult {
   const providerTransactionId = intent?.id ?? null;
   const fields = { httpStatus, rawResponse: raw, providerTransactionId };
   if (error instanceof Stripe.errors.StripeCardError) {
+    // The SDK gives '' for a card error without a decline code: fall back to the code.
     const decline = stripeDecline(error.decline_code || error.code);
     return result(decline.category, { ...fields, ...withIso(decline.iso8583Code), responseCode: decline.responseCode, responseMessage: error.message || 'Declined' });
   }
