@@ -36,7 +36,7 @@ describe('STRIPE connector mapping (unit)', () => {
       ['card_declined', 'a_code_stripe_adds_later', 'SOFT_DECLINE', '05', 'A_CODE_STRIPE_ADDS_LATER'],
     ];
     for (const [code, declineCode, category, iso, responseCode] of cases) {
-      it(`${declineCode ?? code} -> ${category} ${iso}`, () => {
+      it(`${declineCode ? `${code}/${declineCode}` : code} -> ${category} ${iso}`, () => {
         const r = errorResult(cardError(code, declineCode), 5_000);
         assert.deepEqual([r.category, r.iso8583Code, r.responseCode, r.httpStatus, r.providerTransactionId], [category, iso, responseCode, 402, 'pi_123']);
         assert.equal(r.providerStatus, category === 'PROVIDER_ERROR' ? 'ERROR' : 'DECLINED');
