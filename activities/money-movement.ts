@@ -10,7 +10,7 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './index';
 import { baseUrlFor } from './providers';
-import { ProviderHttpRequest, ProviderResult, send, targetOf, withHeartbeat } from './providers/connector';
+import { callProvider, ProviderHttpRequest, ProviderOperation, ProviderResult, targetOf, withHeartbeat } from './providers/connector';
 import { CreditDestination, moneyMovementConnectorFor } from './providers/money-movement';
 import { openDestination } from './repositories/payout-destinations';
 import { RecordCollection, saveVersioned, VersionedRecord } from './repositories/records';
@@ -58,14 +58,11 @@ export interface OnboardAtProviderResult {
 export function createMoneyMovementActivities(deps: ActivityDeps) {
   const { db, keyring, config } = deps;
 
-  async function call(connection: RoutedConnection, request: ProviderHttpRequest): Promise<ProviderResult> {
+  async function call(connection: RoutedConnection, operation: ProviderOperation, request: ProviderHttpRequest): Promise<ProviderResult> {
     const connector = moneyMovementConnectorFor(connection.providerId);
-    return withHeartbeat(async () => {
-      const baseUrl = baseUrlFor(connection.providerId, config);
-      if (!baseUrl) throw new Error(`no base URL for provider ${connection.providerId}`);
-      const response = await send(baseUrl, request, config.providerTimeoutMs);
-      return connector.charges.mapResponse(response.status, response.body);
-    });
+    const baseUrl = baseUrlFor(connection.providerId, config);
+    if (!baseUrl) throw new Error(`no base URL for provider ${connection.providerId}`);
+    return withHeartbeat(() => callProvider(connector.charges, operation, baseUrl, request, config.providerTimeoutMs));
   }
 
   return {
@@ -86,7 +83,7 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
         destination = stored;
       }
       const connector = moneyMovementConnectorFor(input.connection.providerId);
-      return call(input.connection, connector.buildCredit(targetOf(input.connection), {
+      return call(input.connection, 'credit', connector.buildCredit(targetOf(input.connection), {
         idempotencyKey: `${input.refundId}:credit:${input.attempt}`,
         reference: input.reference,
         amount: input.amount,
@@ -117,7 +114,7 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
     /** Registers (or links) a recipient at the provider; the answer decides the onboarding status. */
     async onboardAtProvider(input: OnboardAtProviderInput): Promise<OnboardAtProviderResult> {
       const connector = moneyMovementConnectorFor(input.connection.providerId);
-      const result = await call(input.connection, connector.buildRecipientOnboarding(targetOf(input.connection), {
+      const result = await call(input.connection, 'recipient_onboarding', connector.buildRecipientOnboarding(targetOf(input.connection), {
         idempotencyKey: `${input.onboardingId}:onboarding`,
         reference: input.onboardingId,
         existingRecipientId: input.existingRecipientId,
@@ -152,7 +149,7 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
 
     async transferAtProvider(input: { transferId: string; connection: RoutedConnection; providerRecipientId: string; amount: number; currency: string; description: string }): Promise<ProviderResult> {
       const connector = moneyMovementConnectorFor(input.connection.providerId);
-      const result = await call(input.connection, connector.buildTransfer(targetOf(input.connection), {
+      const result = await call(input.connection, 'transfer', connector.buildTransfer(targetOf(input.connection), {
         idempotencyKey: `${input.transferId}:transfer`, reference: input.transferId, providerRecipientId: input.providerRecipientId, amount: input.amount, currency: input.currency, description: input.description,
       }));
       if (result.category === 'PROVIDER_ERROR' || result.category === 'TIMEOUT') throw new Error(`provider error: ${result.responseMessage}`); // retried with the same key

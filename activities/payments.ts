@@ -7,14 +7,14 @@
  * answered by the provider with the first result instead of charging again.
  */
 import type { ActivityDeps } from './index';
-import { baseUrlFor, connectorFor } from './providers';
-import { AuthorizeRequest, ProviderCall, ProviderResult, ProviderTimeout, targetOf, withHeartbeat } from './providers/connector';
+import { baseUrlFor, connectorFor, paymentFlowsOf } from './providers';
+import { AuthorizeRequest, ProviderCall, ProviderResult, ProviderTimeout, targetOf, traced, withHeartbeat } from './providers/connector';
 import { markPaymentMethodUsed } from './repositories/customers';
 import { savePaymentRecord } from './repositories/payments';
 import { openConnectionCredentials, resolveRoute, RoutedConnection } from './repositories/routing';
 import { findVaultCard, forgetSecurityCode, openPan, readSecurityCode } from './repositories/vault';
 import { authorizingTransaction, PaymentRecord } from '../domain/payments/record';
-import type { RoutingFacts } from '../domain/payments/routing';
+import { RoutingFacts, servableConnections } from '../domain/payments/routing';
 import { fullYear } from '../domain/payments/cards';
 
 export interface AttemptInput {
@@ -93,8 +93,16 @@ export function createPaymentActivities(deps: ActivityDeps) {
       if (approved) await markPaymentMethodUsed(db, record.organization_code, record.payment_method.vaulted_token, approved.created_at);
     },
 
+    /**
+     * The route's connections that can take the payment. A connection to a catalogue
+     * provider without a connector (or one that does not take the method there) is left
+     * out here, so the payment ends NO_ROUTE instead of failing on a missing connector.
+     */
     async routePayment(input: { accountId: string; facts: RoutingFacts }): Promise<RoutedConnection[] | null> {
-      return resolveRoute(db, input.accountId, input.facts);
+      const route = await resolveRoute(db, input.accountId, input.facts);
+      if (!route) return null;
+      const { servable } = servableConnections(route, input.facts, paymentFlowsOf);
+      return servable.length ? servable : null;
     },
 
     /**
@@ -103,7 +111,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
      * so nothing stays charged when the route moves on to the next connection.
      */
     async authorizeAttempt(input: AttemptInput): Promise<ProviderResult> {
-      const card = await findVaultCard(db, input.cardId);
+      const [card, securityCode] = await Promise.all([findVaultCard(db, input.cardId), readSecurityCode(db, keyring, input.paymentId)]);
       if (!card) throw new Error(`vault card ${input.cardId} is missing`);
       const connector = connectorFor(input.connection.providerId);
       const call = await providerCall(input.connection);
@@ -120,15 +128,15 @@ export function createPaymentActivities(deps: ActivityDeps) {
           holderName: card.holder_name,
           expirationMonth: card.expiration_month,
           expirationYear: fullYear(card.expiration_year),
-          securityCode: await readSecurityCode(db, keyring, input.paymentId),
+          securityCode,
         },
       };
       return withHeartbeat(async () => {
         try {
-          return await connector.authorize(call, request);
+          return await traced(connector.providerId, 'authorize', call.timeoutMs, () => connector.authorize(call, request));
         } catch (error) {
           if (error instanceof ProviderTimeout) {
-            const reversal = await connector.reverse(call, request).catch((e) => ({ error: String(e) }));
+            const reversal = await traced(connector.providerId, 'reversal', call.timeoutMs, () => connector.reverse(call, request)).catch((e) => ({ error: String(e) }));
             return failureResult('TIMEOUT', `no answer within ${config.providerTimeoutMs} ms; attempt reversed`, { reversal });
           }
           // Connection refused / reset before an answer: nothing was authorized on our side of the wire.
@@ -148,7 +156,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
       };
       return withHeartbeat(async () => {
         try {
-          return await connector.followUp(call, input.kind, request);
+          return await traced(connector.providerId, input.kind, call.timeoutMs, () => connector.followUp(call, input.kind, request));
         } catch (error) {
           // Follow-ups are idempotent at the provider: a retry with the same key is safe.
           if (error instanceof ProviderTimeout) throw error;

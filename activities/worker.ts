@@ -2,6 +2,11 @@
  * Worker process entry point: `node dist/activities/worker.js`. Runs every workflow and
  * activity on the task queue; several workers may run against one cluster.
  */
+// Tracing patches http and mongodb as they load, so it starts before every other import;
+// only in the worker process itself, never when tests import startWorker.
+import { activeTracing, startTracing, tracingWorkerOptions } from './runtime/tracing';
+const tracing = require.main === module ? startTracing('worker') : undefined;
+
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client, WorkflowIdConflictPolicy } from '@temporalio/client';
 import { createActivities } from './index';
@@ -47,10 +52,12 @@ export async function startWorker(overrides: WorkerOverrides = {}): Promise<Runn
     workflowsPath: require.resolve('../workflows'),
     activities: createActivities({ config, db: mongo.db, keyring, logger }),
     dataConverter,
+    // Workflow, activity and sink options when this process traces; nothing otherwise.
+    ...tracingWorkerOptions(),
   });
   const done = worker.run();
   await ensureHousekeeping(connection, namespace, config, dataConverter);
-  logger.info({ taskQueue: config.taskQueue, namespace }, 'Switchyard worker running');
+  logger.info({ taskQueue: config.taskQueue, namespace, tracing: activeTracing()?.serviceName ?? 'off' }, 'Switchyard worker running');
   return {
     worker,
     done,
@@ -99,7 +106,11 @@ class TemporalLogger {
 if (require.main === module) {
   startWorker()
     .then((running) => {
-      const stop = () => running.shutdown().then(() => process.exit(0), () => process.exit(1));
+      // Spans still buffered are flushed before the process ends.
+      const stop = () =>
+        running.shutdown()
+          .then(() => tracing?.shutdown())
+          .then(() => process.exit(0), () => process.exit(1));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       running.done.catch((error) => {

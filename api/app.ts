@@ -32,6 +32,8 @@ import { RouteTable } from './routes';
 export interface App {
   koa: Koa<AppState>;
   routes: RouteTable;
+  /** Marks the process alive for the idempotency locks it holds; `stop` frees them. */
+  idempotency: IdempotencyStore;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -77,5 +79,5 @@ export function createApp(deps: AppDeps): App {
   koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? corsForCodec(ctx, next) : next()));
   koa.use(routes.router.routes());
   koa.use(routes.router.allowedMethods());
-  return { koa, routes };
+  return { koa, routes, idempotency: idempotencyStore };
 }

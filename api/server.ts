@@ -1,6 +1,11 @@
 /**
  * API process entry point: `node dist/api/server.js`.
  */
+// Tracing patches http, koa and mongodb as they load, so it starts before every other import;
+// only in the API process itself, never when tests import startApi.
+import { startTracing } from '../activities/runtime/tracing';
+const tracing = require.main === module ? startTracing('api') : undefined;
+
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { loadConfig } from '../activities/runtime/config';
@@ -16,6 +21,8 @@ export interface RunningApi {
   server: Server;
   deps: AppDeps;
   url: string;
+  /** This process's name in the idempotency locks it holds. */
+  processId: string;
   close(): Promise<void>;
 }
 
@@ -31,7 +38,8 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
     overrides.temporal ??
     (await connectTemporalClient(config, keyring, workflowStartInterceptors((type) => metrics.workflowStarts.inc({ workflow_type: type }))));
   const deps: AppDeps = { config, logger, keyring, db, temporal, metrics };
-  const { koa } = createApp(deps);
+  const { koa, idempotency } = createApp(deps);
+  await idempotency.start();
   const server = koa.listen(config.port, config.host);
   await once(server, 'listening');
   const address = server.address();
@@ -41,9 +49,11 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
     server,
     deps,
     url,
+    processId: idempotency.holder,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await idempotency.stop();
       if (!overrides.temporal) await temporal.connection.close();
       if (mongo) await mongo.client.close();
     },
@@ -53,10 +63,13 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
 if (require.main === module) {
   startApi()
     .then((api) => {
-      api.deps.logger.info({ url: api.url }, 'Switchyard API listening');
+      api.deps.logger.info({ url: api.url, tracing: tracing ? tracing.serviceName : 'off' }, 'Switchyard API listening');
       const stop = () => {
         api.deps.logger.info('shutting down API');
-        api.close().then(() => process.exit(0), () => process.exit(1));
+        // Spans still buffered are flushed before the process ends.
+        api.close()
+          .then(() => tracing?.shutdown())
+          .then(() => process.exit(0), () => process.exit(1));
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

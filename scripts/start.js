@@ -11,6 +11,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { prepare, log, ROOT } = require('./lib/prepare');
 const { startFerretdb, startTemporal, stopAll, spawnLogged, tail } = require('./lib/infra');
+const { stackFacts, writeStackFile, removeStackFile } = require('./lib/stack-file');
 
 const env = { ...process.env };
 const PORT = Number(env.PORT || 3000);
@@ -27,6 +28,7 @@ async function stop(code) {
   if (stopping) return;
   stopping = true;
   log('stopping...');
+  removeStackFile(DATA_DIR);
   await stopAll(children);
   log('stopped; data kept in ' + DATA_DIR);
   process.exit(code);
@@ -105,6 +107,27 @@ async function main() {
   }
   const api = processes.find((p) => p.name === 'api');
   await waitForReady(`${apiUrl}/readyz`, api.child, 'API', api.logFile);
+  // How to reach this stack, for `npm run admin` and operators (no secrets; see the README).
+  const sandboxGatewayPort = Number(env.SANDBOX_GATEWAY_PORT || 3100);
+  const stackFile = writeStackFile(DATA_DIR, stackFacts({
+    dataDir: DATA_DIR,
+    apiUrl,
+    host: HOST,
+    port: PORT,
+    mongodbUri: env.MONGODB_URI,
+    mongodbDb: env.MONGODB_DB || 'switchyard',
+    embeddedMongo,
+    ferretdbPort: FERRETDB_PORT,
+    temporalAddress: env.TEMPORAL_ADDRESS,
+    temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
+    embeddedTemporal,
+    temporalPort: TEMPORAL_PORT,
+    temporalUiUrl: temporalUi,
+    temporalUiPort: TEMPORAL_UI_PORT,
+    taskQueue: env.TEMPORAL_TASK_QUEUE || 'switchyard',
+    sandboxGatewayUrl: env.SANDBOX_GATEWAY_URL || `http://127.0.0.1:${sandboxGatewayPort}`,
+    sandboxGatewayPort,
+  }));
 
   const lines = [
     '',
@@ -119,6 +142,7 @@ async function main() {
     `  Sandbox gateway  ${env.SANDBOX_GATEWAY_URL || `http://127.0.0.1:${env.SANDBOX_GATEWAY_PORT || 3100}`}`,
     `  MongoDB          ${env.MONGODB_URI.replace(/\/\/[^@]*@/, '//***@')}`,
     `  Logs             ${LOG_DIR}`,
+    `  Connection facts ${stackFile} (read by npm run admin)`,
     '',
     'Sandbox merchant credentials:',
     `  organization_code   ${merchant.organization_code}`,

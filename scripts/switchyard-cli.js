@@ -21,6 +21,8 @@ const USAGE = `Usage: switchyard dry-run check --traffic FILE --payment FILE [op
 
   --traffic FILE        provider traffic: Switchyard JSON ({events: [...]}) or a HAR 1.2 file
   --payment FILE        the payment request (POST /v1/payments body) sent with Dry-run: true
+  --account-id ID       the payment's account_id (env SWITCHYARD_ACCOUNT_ID), so one request
+                        file serves every environment; default: account_id in the file
   --url URL             Switchyard base URL (env SWITCHYARD_URL, default http://127.0.0.1:3000)
   --public-key KEY      env SWITCHYARD_PUBLIC_API_KEY
   --secret-key KEY      env SWITCHYARD_PRIVATE_SECRET_KEY
@@ -243,6 +245,9 @@ async function check(options) {
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new CliError('--timeout must be a number of seconds', EXIT.usage);
 
   const payment = readJson(options.payment, 'payment request');
+  const accountId = options.accountId || process.env.SWITCHYARD_ACCOUNT_ID;
+  if (accountId) payment.account_id = accountId;
+  if (!payment.account_id) throw new CliError(`the payment request has no account_id: pass --account-id or set SWITCHYARD_ACCOUNT_ID`, EXIT.usage);
   options.operation = options.operation || (payment.capture === false ? 'AUTHORIZE' : 'PURCHASE');
   const trafficDoc = readJson(options.traffic, 'traffic file');
   const traffic = trafficDoc && trafficDoc.log && Array.isArray(trafficDoc.log.entries) ? fromHar(trafficDoc, options) : fromSwitchyardJson(trafficDoc);

@@ -19,6 +19,7 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
+import { serialQueue } from './serial';
 import type { Activities } from '../activities';
 import type { CampaignRecordInput } from '../activities/campaigns';
 import type { Campaign, CampaignRule, CampaignStatus, RuleDefinition, RuleInput, RuleStatus } from '../domain/campaigns/codecs';
@@ -61,12 +62,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   const endAt = input.campaign.duration?.end_at ? Date.parse(input.campaign.duration.end_at) : null;
 
   // Updates run one after another: a later one sees what the earlier one wrote.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serially = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = queue.then(work);
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  const serially = serialQueue();
   const requireOpen = () => {
     if (campaign && isTerminal(campaign.status)) throw rejected(`invalid status transition: the campaign is ${campaign.status}, a terminal status`);
   };

@@ -14,7 +14,7 @@
  * After validation the workflow keeps listening for `settleSeconds`, then completes; a
  * later leg starts a new run that picks the state up from MongoDB.
  */
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineSignal, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { startWebhookDelivery } from './webhook-delivery';
@@ -25,6 +25,7 @@ const { pairDryRun, validateDryRun, expireDryRunPair } = proxyActivities<Activit
 });
 
 export const ResourceStatusKey = defineSearchAttributeKey('ResourceStatus', SearchAttributeType.KEYWORD);
+export const ResourceIdKey = defineSearchAttributeKey('ResourceId', SearchAttributeType.KEYWORD);
 
 export interface DryRunLeg {
   kind: 'registration' | 'payment' | 'events';
@@ -73,6 +74,14 @@ export async function dryRunPairWorkflow(input: DryRunPairInput): Promise<string
     status = next;
     upsertSearchAttributes([{ key: ResourceStatusKey, value: next }]);
   };
+  // ResourceId is the registration's public id, known once its leg arrives (the payment leg
+  // may start the workflow). Patched: runs recorded before it have no such command.
+  let shownRegistrationId: string | null = null;
+  const showRegistration = () => {
+    if (!registrationId || registrationId === shownRegistrationId || !patched('resource-id-search-attribute')) return;
+    shownRegistrationId = registrationId;
+    upsertSearchAttributes([{ key: ResourceIdKey, value: registrationId }]);
+  };
 
   for (let round = 0; round < MAX_ROUNDS_PER_RUN; round++) {
     const deadline = settleUntilMs ?? (status === 'UNMATCHED' ? unmatchedAtMs + input.settleSeconds * 1000 : unmatchedAtMs);
@@ -90,6 +99,7 @@ export async function dryRunPairWorkflow(input: DryRunPairInput): Promise<string
     fresh = false;
     registrationId = pair.registrationId ?? registrationId;
     paymentId = pair.dryRunPaymentId ?? paymentId;
+    showRegistration();
     setStatus(pair.status === 'PAIRED' || pair.status === 'VALIDATED' || status !== 'UNMATCHED' ? pair.status : status);
     if (pair.needsValidation && pair.registrationId) {
       const outcome = await validateDryRun({ ...key, registrationId: pair.registrationId });

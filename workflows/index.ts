@@ -16,3 +16,4 @@ export * from './report';
 export * from './dry-run';
 export * from './campaign';
 export * from './campaign-trigger';
+export * from './probe';

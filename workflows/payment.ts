@@ -17,6 +17,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
@@ -42,6 +43,7 @@ import {
 import { isFinal, nextState, PaymentEvent, TransactionCategory, TransactionType } from '../domain/payments/states';
 import { startWebhookDelivery } from './webhook-delivery';
 import { creditCapturedSplits } from './split-credits';
+import { serialQueue } from './serial';
 
 // Short MongoDB reads and writes run as local activities (no task-queue round trip per
 // write); they are idempotent like every activity, and recorded in history as markers.
@@ -56,9 +58,18 @@ const { enrollPaymentMethod } = proxyActivities<Activities>({
 
 // Provider calls heartbeat every second: when a worker dies mid-call, another retries the
 // same attempt (same idempotency key) within seconds.
-const { authorizeAttempt, providerFollowUp } = proxyActivities<Activities>({
+const providerActivities = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '3 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 20 },
+});
+// Since 'local-provider-calls': the authorization runs as a local activity, inside the workflow
+// task that asked for them: no task-queue round trip through the server per call, so the
+// first outcome usually comes within the update-with-start's first workflow task. A worker
+// dying mid-call: the task times out and the next worker repeats the call with the same
+// idempotency key, so the provider still sees one charge.
+const localProviderActivities = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 20 },
 });
 
@@ -100,6 +111,8 @@ const OUTCOME_EVENTS: Record<TransactionCategory, (capture: boolean) => PaymentE
   PROVIDER_ERROR: () => ({ type: 'provider_failed' }),
 };
 
+const PAST_PARTICIPLE: Partial<Record<PaymentEvent['type'], string>> = { cancel: 'canceled', capture: 'captured', refund: 'refunded' };
+
 const WEBHOOK_EVENT_OF_STATUS: Record<string, string> = {
   'SUCCEEDED/AUTHORIZED': 'payment.succeeded',
   'SUCCEEDED/CAPTURED': 'payment.succeeded',
@@ -118,7 +131,17 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   const now = () => new Date().toISOString(); // workflow time: deterministic on replay
   let record = newPaymentRecord(input.payment);
   let outcomeReached = false;
-  let busy = false;
+  let busy = false; // before 'serial-operations': the old, racy exclusion (kept for replay)
+  // Histories recorded before the FIFO queue keep their old ordering on replay.
+  const serialOperations = patched('serial-operations');
+  const localProviderCalls = patched('local-provider-calls');
+  // Only the authorization: capture / cancel / refund stay ordinary activities, so the
+  // workflow task stays short while merchants' updates arrive (an update handed to a task
+  // that is held open by a long local activity can come back unprocessed).
+  const { authorizeAttempt } = localProviderCalls ? localProviderActivities : providerActivities;
+  const { providerFollowUp } = providerActivities;
+  const serially = serialQueue();
+  let operationsReceived = 0;
   let authorizedOn: RoutedConnection | null = null;
 
   async function save(): Promise<void> {
@@ -162,66 +185,67 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     };
   }
 
-  async function announce(): Promise<void> {
-    const key = `${record.status}/${record.sub_status}`;
+  /** Webhooks and domain events for `payment` as it is now (or as it was at the outcome). */
+  async function announce(payment: PaymentRecord = record): Promise<void> {
+    const key = `${payment.status}/${payment.sub_status}`;
     const eventType = WEBHOOK_EVENT_OF_STATUS[key];
     if (!eventType) return;
-    const eventId = `${record.id}:${record.version}`;
-    const data = renderPayment(record) as unknown as Record<string, unknown>;
+    const eventId = `${payment.id}:${payment.version}`;
+    const data = renderPayment(payment) as unknown as Record<string, unknown>;
     if (eventType === 'payment.declined') {
-      const last = record.transactions[record.transactions.length - 1];
+      const last = payment.transactions[payment.transactions.length - 1];
       await recordDomainEvent({
-        id: `payment.declined:${record.id}`,
+        id: `payment.declined:${payment.id}`,
         type: 'payment.declined',
-        organizationCode: record.organization_code,
-        accountId: record.account_id,
+        organizationCode: payment.organization_code,
+        accountId: payment.account_id,
         resourceType: 'payment',
-        resourceId: record.id,
-        occurredAt: record.updated_at,
+        resourceId: payment.id,
+        occurredAt: payment.updated_at,
         // The campaigns' DeclinedPayment shape (domain/campaigns/codecs.ts).
         payload: {
-          payment_id: record.id,
-          merchant_order_id: record.merchant_order_id,
-          country: record.country,
-          amount: { currency: record.amount.currency, value: record.amount.value },
-          status: record.status,
-          sub_status: record.sub_status,
-          payment_method_type: record.payment_method.type,
+          payment_id: payment.id,
+          merchant_order_id: payment.merchant_order_id,
+          country: payment.country,
+          amount: { currency: payment.amount.currency, value: payment.amount.value },
+          status: payment.status,
+          sub_status: payment.sub_status,
+          payment_method_type: payment.payment_method.type,
           provider_id: last?.provider_id ?? null,
-          card_bin: record.payment_method.card?.iin ?? null,
+          card_bin: payment.payment_method.card?.iin ?? null,
           response_code: last?.response_code ?? null,
           iso_response_code: last?.provider_data?.iso8583_response_code ?? null,
           category: last?.category ?? null,
-          metadata: record.metadata,
-          customer: record.customer_payer
+          metadata: payment.metadata,
+          customer: payment.customer_payer
             ? {
-                id: record.customer_payer.id ?? null,
-                email: record.customer_payer.email ?? null,
-                phone: record.customer_payer.phone?.number ? `${record.customer_payer.phone.country_code ?? ''}${record.customer_payer.phone.number}` : null,
+                id: payment.customer_payer.id ?? null,
+                email: payment.customer_payer.email ?? null,
+                phone: payment.customer_payer.phone?.number ? `${payment.customer_payer.phone.country_code ?? ''}${payment.customer_payer.phone.number}` : null,
               }
             : null,
         },
       });
     }
     // Marketplace payments: the captured split shares fund the organization balance (split transfers pay them out).
-    if (record.sub_status === 'CAPTURED' && record.split.length > 0 && patched('ledger-split-credits')) await creditCapturedSplits(record);
+    if (payment.sub_status === 'CAPTURED' && payment.split.length > 0 && patched('ledger-split-credits')) await creditCapturedSplits(payment);
     await startWebhookDelivery({
       deliveryId: eventId,
       eventId,
       eventType,
-      organizationCode: record.organization_code,
-      accountId: record.account_id,
+      organizationCode: payment.organization_code,
+      accountId: payment.account_id,
       resourceType: 'payment',
-      resourceId: record.id,
-      callbackUrl: record.callback_url,
-      occurredAt: record.updated_at,
+      resourceId: payment.id,
+      callbackUrl: payment.callback_url,
+      occurredAt: payment.updated_at,
       data,
     });
   }
 
   function refuse(event: PaymentEvent): void {
     if (!outcomeReached || !nextState(record, event)) {
-      throw ApplicationFailure.create({ type: INVALID_TRANSITION, message: `a payment in ${record.status}/${record.sub_status} cannot be ${event.type === 'cancel' ? 'canceled' : `${event.type}d`}`, nonRetryable: true });
+      throw ApplicationFailure.create({ type: INVALID_TRANSITION, message: `a payment in ${record.status}/${record.sub_status} cannot be ${PAST_PARTICIPLE[event.type] ?? event.type}`, nonRetryable: true });
     }
   }
 
@@ -245,8 +269,19 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     if (compareAmounts(amount, 0) <= 0 || compareAmounts(amount, refundable(record)) > 0) badAmount(`refund amount must be greater than 0 and at most the captured amount not yet refunded (${refundable(record)})`);
   }
 
-  /** One operation at a time; the state is validated again once it is our turn. */
+  /**
+   * One operation at a time, in arrival order; the state is validated again once it is our
+   * turn, and the caller gets the record as its own operation left it.
+   */
   async function exclusive(validate: () => void, run: () => Promise<void>): Promise<PaymentRecord> {
+    operationsReceived++;
+    if (serialOperations) {
+      return serially(async () => {
+        validate();
+        await run();
+        return record;
+      });
+    }
     await condition(() => !busy);
     validate();
     busy = true;
@@ -337,7 +372,9 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   );
 
   // ---- routing and provider attempts -------------------------------------------------
-  await save();
+  // Before 'local-provider-calls' the new payment was stored before routing; now its first
+  // write is PROCESSING (or NO_ROUTE), one write less before the outcome.
+  if (!localProviderCalls) await save();
   const card = record.payment_method.card;
   const route = await routePayment({
     accountId: record.account_id,
@@ -349,7 +386,10 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     let last: ProviderResult | null = null;
     for (let i = 0; i < route.length; i++) {
       record = applyEvent(record, { type: 'attempt_started' }, now());
-      await save();
+      // PROCESSING is written while the provider answers (both are local activities since
+      // 'local-provider-calls'); it is written before the outcome, whichever ends first.
+      const processingSaved = save();
+      if (!localProviderCalls) await processingSaved;
       last = await authorizeAttempt({
         paymentId: record.id,
         attempt: i + 1,
@@ -362,6 +402,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         softDescriptor: card?.soft_descriptor ?? null,
         reference: record.id,
       });
+      await processingSaved;
       record = withTransaction(record, transaction(record.capture ? 'PURCHASE' : 'AUTHORIZE', record.amount.value, last, route[i]), now());
       if (last.category === 'APPROVED') authorizedOn = route[i];
       if (!failoverAllowed(last.category)) break;
@@ -372,8 +413,21 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   }
   await save();
   outcomeReached = true;
-  await releaseSecurityCode(record.id);
-  await announce();
+  if (localProviderCalls) {
+    // End this workflow task here, so the first-outcome answer leaves now instead of after the
+    // clean-up and webhook below (a task completes only once its local activities have). Queued
+    // first: an operation the merchant sends on the answer runs after, and the webhook tells
+    // the outcome as it was.
+    const outcome = record;
+    await serially(async () => {
+      await sleep(1);
+      await releaseSecurityCode(outcome.id);
+      await announce(outcome);
+    });
+  } else {
+    await releaseSecurityCode(record.id);
+    await announce();
+  }
 
   if (record.status === 'SUCCEEDED' && record.payment_method.vault_on_success && input.customerId && !record.payment_method.vaulted_token) {
     const enrolled = await enrollPaymentMethod({
@@ -396,6 +450,19 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     const window = record.sub_status === 'AUTHORIZED' ? AUTHORIZATION_HOLD : record.sub_status === 'WAITING_ADDITIONAL_STEP' ? THREE_DS_WINDOW : REFUND_WINDOW;
     const moved = await condition(() => `${record.status}/${record.sub_status}` !== state, window);
     if (moved) continue;
+    if (serialOperations) {
+      if (record.sub_status !== 'AUTHORIZED' && record.sub_status !== 'WAITING_ADDITIONAL_STEP') break; // refund window closed
+      // Expiry queues behind operations already accepted; one of them may have moved the payment.
+      const expired = await serially(async () => {
+        if (`${record.status}/${record.sub_status}` !== state) return false;
+        await operate('CANCEL', { operationId: 'expiry', reason: 'authorization expired' }, record.amount.value, () => {
+          record = applyEvent(record, { type: 'expired' }, now());
+        }, record.sub_status === 'AUTHORIZED' ? 'void' : null);
+        return true;
+      });
+      if (expired && !isFinal(record)) break; // the provider refused the void: nothing more to wait for
+      continue;
+    }
     await condition(() => !busy);
     if (record.sub_status === 'AUTHORIZED' || record.sub_status === 'WAITING_ADDITIONAL_STEP') {
       const authorized = record.sub_status === 'AUTHORIZED';
@@ -410,5 +477,15 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
   }
   await condition(allHandlersFinished);
+  if (localProviderCalls) {
+    // Answer every update in a workflow task of its own before completing: the server fails
+    // the updates of the completing task, and a refund that ran must never answer "closed".
+    let seen: number;
+    do {
+      seen = operationsReceived;
+      await sleep(1);
+      await condition(allHandlersFinished);
+    } while (operationsReceived !== seen);
+  }
   return record;
 }

@@ -16,6 +16,7 @@ import {
 } from '../domain/subscriptions/subscription';
 import { paymentWorkflow, PaymentWorkflowInput } from './payment';
 import { startWebhookDelivery } from './webhook-delivery';
+import { resourceSearchAttributes } from '../domain/search-attributes';
 
 const { saveMoneyRecord } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' } });
 const { awaitPaymentOutcome } = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '10 seconds', retry: { maximumInterval: '10 seconds' } });
@@ -149,7 +150,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
       workflowId: `payment-${paymentId}`,
       args: [payment],
       parentClosePolicy: ParentClosePolicy.ABANDON,
-      searchAttributes: { ResourceType: ['payment'], AccountId: [record.account_id], OrganizationCode: [record.organization_code], MerchantReference: [payment.payment.request.merchant_reference] },
+      searchAttributes: resourceSearchAttributes({ type: 'payment', id: paymentId, accountId: record.account_id, organizationCode: record.organization_code, merchantReference: payment.payment.request.merchant_reference }),
     });
     const outcome = await awaitPaymentOutcome({ paymentId });
     const approved = outcome.status === 'SUCCEEDED';

@@ -4,8 +4,10 @@
  * refunds, transfers and onboarding share one mechanism.
  */
 import { ParentClosePolicy, proxyActivities, sleep, startChild } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { retryDelayMs } from '../domain/webhook-retry';
+import { resourceSearchAttributes } from '../domain/search-attributes';
 
 const { prepareWebhookDelivery, attemptWebhookDelivery, finishWebhookDelivery } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -49,10 +51,17 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 
 /** Starts the delivery of one event from any workflow; returns once it is durably started. */
 export async function startWebhookDelivery(input: WebhookDeliveryInput): Promise<void> {
-  await startChild(webhookDeliveryWorkflow, {
-    workflowId: `webhook-${input.deliveryId}`,
-    args: [input],
-    parentClosePolicy: ParentClosePolicy.ABANDON,
-    searchAttributes: { ResourceType: ['webhook_delivery'], AccountId: [input.accountId], OrganizationCode: [input.organizationCode] },
-  });
+  try {
+    await startChild(webhookDeliveryWorkflow, {
+      workflowId: `webhook-${input.deliveryId}`,
+      args: [input],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      // ResourceId is the announced resource's id: its deliveries are found with it.
+      searchAttributes: resourceSearchAttributes({ type: 'webhook_delivery', id: input.resourceId, accountId: input.accountId, organizationCode: input.organizationCode }),
+    });
+  } catch (error) {
+    // The same event was already announced (its id is the delivery's): once is enough, and
+    // the announcing lifecycle must never fail over it.
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
 }

@@ -7,7 +7,9 @@
  * (`HttpConnector`: build, then map the answer) and `overHttp` sends them; connectors built
  * on a provider's official SDK (Stripe) implement the operations themselves.
  */
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
+import type { PaymentFlow } from '../../domain/payments/methods';
 import type { TransactionCategory } from '../../domain/payments/states';
 
 /** One configured connection (account + provider + the provider's merchant id). */
@@ -85,6 +87,8 @@ export type FollowUpKind = 'capture' | 'void' | 'refund';
 
 export interface ProviderConnector {
   readonly providerId: string;
+  /** Payment flows this connector implements; routing never sends a payment of another flow here. */
+  readonly flows: readonly PaymentFlow[];
   /**
    * One authorization (or sale). Declines and provider errors are results; throws
    * ProviderTimeout when no answer came in time, any other error when unreachable.
@@ -98,6 +102,7 @@ export interface ProviderConnector {
 /** A connector spoken over plain JSON HTTP: requests are described, sent by `send`, then mapped. */
 export interface HttpConnector {
   readonly providerId: string;
+  readonly flows: readonly PaymentFlow[];
   buildAuthorization(target: ConnectionTarget, request: AuthorizeRequest): ProviderHttpRequest;
   buildFollowUp(target: ConnectionTarget, kind: FollowUpKind, request: FollowUpRequest): ProviderHttpRequest;
   /** Timeout reversal of the authorization sent with `idempotencyKey`. */
@@ -163,6 +168,51 @@ export async function send(baseUrl: string, request: ProviderHttpRequest, timeou
   }
 }
 
+/** What a provider call does, as named on its span. */
+export type ProviderOperation = 'authorize' | 'capture' | 'void' | 'refund' | 'reversal' | 'credit' | 'recipient_onboarding' | 'transfer';
+
+// A no-op tracer unless the process started tracing (activities/runtime/tracing.ts).
+const tracer = trace.getTracer('switchyard-providers');
+
+/**
+ * Runs one provider operation inside its span. The span carries the provider id, the
+ * operation and the outcome only: requests hold card numbers and merchant credentials and
+ * answers may echo them, so neither is ever recorded.
+ */
+export function traced<T>(providerId: string, operation: ProviderOperation, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const attributes = { 'switchyard.provider.id': providerId, 'switchyard.provider.operation': operation };
+  return tracer.startActiveSpan(`provider ${operation}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    try {
+      const answer = await work();
+      // A reversal answers the provider's raw responses, not a result: no outcome to name.
+      const result = answer && typeof answer === 'object' && 'category' in answer ? (answer as unknown as ProviderResult) : null;
+      if (result) {
+        span.setAttribute('switchyard.provider.outcome', result.category);
+        span.setAttribute('switchyard.provider.response_code', result.responseCode);
+        if (result.httpStatus !== null) span.setAttribute('http.response.status_code', result.httpStatus);
+        if (result.category === 'PROVIDER_ERROR') span.setStatus({ code: SpanStatusCode.ERROR, message: result.responseCode });
+      }
+      return answer;
+    } catch (error) {
+      // Fixed messages: an error's own text could quote the request.
+      const timedOut = error instanceof ProviderTimeout;
+      span.setAttribute('switchyard.provider.outcome', timedOut ? 'TIMEOUT' : 'PROVIDER_ERROR');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: timedOut ? `no answer within ${timeoutMs} ms` : 'provider unreachable' });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Sends a prepared request of an HTTP connector and maps the answer, inside one span. */
+export function callProvider(connector: HttpConnector, operation: ProviderOperation, baseUrl: string, request: ProviderHttpRequest, timeoutMs: number): Promise<ProviderResult> {
+  return traced(connector.providerId, operation, timeoutMs, async () => {
+    const response = await send(baseUrl, request, timeoutMs);
+    return connector.mapResponse(response.status, response.body);
+  });
+}
+
 /** Where a routed connection sends a request. */
 export function targetOf(connection: { connectionId: string; providerId: string; merchantId: string }): ConnectionTarget {
   return { connectionId: connection.connectionId, providerId: connection.providerId, merchantId: connection.merchantId };
@@ -170,6 +220,7 @@ export function targetOf(connection: { connectionId: string; providerId: string;
 
 /** Heartbeats while `work` runs, so a dead worker's provider call is retried within seconds. */
 export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  if (Context.current().info.isLocal) return work(); // local activities do not heartbeat; the workflow task does
   const timer = setInterval(() => Context.current().heartbeat(), 1_000);
   try {
     return await work();

@@ -1,4 +1,8 @@
-/** Connector registry: provider_id -> connector. Real providers are added here. */
+/**
+ * Connector registry: provider_id -> connector. Real providers are added here; a catalogue
+ * provider without a connector can be configured but is never routed to.
+ */
+import type { PaymentFlow } from '../../domain/payments/methods';
 import type { ProviderConnector } from './connector';
 import { sandboxConnector } from './sandbox';
 import { stripeConnector } from './stripe';
@@ -9,6 +13,11 @@ export function connectorFor(providerId: string): ProviderConnector {
   const connector = CONNECTORS[providerId];
   if (!connector) throw new Error(`no connector for provider ${providerId}`);
   return connector;
+}
+
+/** Payment flows Switchyard can drive through this provider ([] without a connector). */
+export function paymentFlowsOf(providerId: string): readonly PaymentFlow[] {
+  return CONNECTORS[providerId]?.flows ?? [];
 }
 
 /**

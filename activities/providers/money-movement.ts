@@ -87,6 +87,11 @@ const sandboxMoneyMovement: MoneyMovementConnector = {
 
 const CONNECTORS: Record<string, MoneyMovementConnector> = { SANDBOX: sandboxMoneyMovement };
 
+/** Whether credits, onboardings and transfers can be sent to this provider. */
+export function hasMoneyMovementConnector(providerId: string): boolean {
+  return Object.hasOwn(CONNECTORS, providerId);
+}
+
 export function moneyMovementConnectorFor(providerId: string): MoneyMovementConnector {
   const connector = CONNECTORS[providerId];
   if (!connector) throw new Error(`no money-movement connector for provider ${providerId}`);

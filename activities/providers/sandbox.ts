@@ -24,6 +24,7 @@ const RESPONSE_CODES: Record<string, string> = {
 
 export const sandboxConnector = overHttp({
   providerId: 'SANDBOX',
+  flows: ['card'],
 
   buildAuthorization(target, request) {
     return {

@@ -231,6 +231,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const stripeConnector: ProviderConnector = {
   providerId: 'STRIPE',
+  // Cards only for now: Stripe's wallets, debits and vouchers need flows of their own.
+  flows: ['card'],
 
   async authorize(call, request) {
     const amount = stripeAmount(request.amount, request.currency);

@@ -3,6 +3,7 @@
  * README; defaults are the embedded stack's (`npm start`).
  */
 import path from 'node:path';
+import { isCatalogueProvider, PROVIDER_CODES } from '../../domain/providers/catalogue';
 
 export interface RateLimitConfig {
   /** Requests allowed per credential in one window. */
@@ -64,7 +65,7 @@ export interface Config {
 }
 
 export interface DryRunConfig {
-  /** Provider catalogue: the provider_id values a registration may name. */
+  /** The provider_id values a registration may name: the whole catalogue unless DRY_RUN_PROVIDERS narrows it. */
   providers: string[];
   /** A leg waiting for its partner this long becomes UNMATCHED. */
   pairingTimeoutSeconds: number;
@@ -91,6 +92,19 @@ function ratioFrom(name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
   return value;
+}
+
+/**
+ * DRY_RUN_PROVIDERS narrows dry-run to some catalogue codes; unset, every catalogue code is
+ * accepted. A code outside the catalogue stops the start: a typo would otherwise refuse
+ * every registration naming that provider.
+ */
+function dryRunProviders(raw: string | undefined): string[] {
+  const codes = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (codes.length === 0) return [...PROVIDER_CODES];
+  const unknown = codes.filter((c) => !isCatalogueProvider(c));
+  if (unknown.length) throw new Error(`DRY_RUN_PROVIDERS names codes outside the provider catalogue: ${unknown.join(', ')}`);
+  return codes;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -138,7 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reportMaxRows: Math.max(1, intFrom('REPORT_MAX_ROWS', 1_000_000)),
     bankingSettlementTimeScale: ratioFrom('BANKING_SETTLEMENT_TIME_SCALE', 1),
     dryRun: {
-      providers: (env.DRY_RUN_PROVIDERS || 'SANDBOX,GENERIC').split(',').map((s) => s.trim()).filter(Boolean),
+      providers: dryRunProviders(env.DRY_RUN_PROVIDERS),
       pairingTimeoutSeconds: Math.max(1, intFrom('DRY_RUN_PAIRING_TIMEOUT_SECONDS', 86_400)),
       settleSeconds: Math.max(1, intFrom('DRY_RUN_SETTLE_SECONDS', 86_400)),
       inlineIngestMaxChars: intFrom('DRY_RUN_INLINE_INGEST_CHARS', 256 * 1024),

@@ -10,6 +10,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { Keyring } from '../../domain/crypto';
 import { Config } from './config';
 import { EncryptionCodec } from './payload-codec';
+import { tracingClientInterceptors } from './tracing';
 
 /** Custom search attributes every lifecycle sets; registered by the embedded dev server. */
 export const SEARCH_ATTRIBUTES = {
@@ -18,6 +19,7 @@ export const SEARCH_ATTRIBUTES = {
   ResourceType: 'Keyword',
   OrganizationCode: 'Keyword',
   ResourceStatus: 'Keyword',
+  ResourceId: 'Keyword',
 } as const;
 
 export function temporalConnectOptions(config: Config) {
@@ -38,10 +40,15 @@ export async function connectTemporalClient(config: Config, keyring: Keyring, in
   return new Client({ connection, namespace, dataConverter: dataConverterFor(keyring), interceptors });
 }
 
-/** Calls `onStart(workflowType)` for every workflow start the client makes, however it is made. */
+/**
+ * Calls `onStart(workflowType)` for every workflow start the client makes, however it is made;
+ * with tracing on, the OpenTelemetry interceptor comes first so its span covers the call and
+ * its context travels to the workflow in the Temporal headers.
+ */
 export function workflowStartInterceptors(onStart: (workflowType: string) => void): ClientInterceptors {
   return {
     workflow: [
+      ...tracingClientInterceptors(),
       {
         async start(input, next) {
           onStart(input.workflowType);

@@ -1,15 +1,22 @@
 /**
  * Idempotency keys (spec, "Idempotency"), one mechanism for every area.
  *
- * - Scoped per organization; the first request with a key inserts a lock document whose _id
- *   is <organization>:<key>. The unique _id makes the claim atomic across API processes.
+ * - Scoped per organization and operation (method + path): the same key on another
+ *   operation (a capture after the payment it created) is a new request. The first request
+ *   with a key inserts a lock document whose _id is <organization>:<method> <path>:<key>;
+ *   the unique _id makes the claim atomic across API processes.
  * - While the first request runs, a concurrent one gets 400 REQUEST_IN_PROCESS.
  * - The answer is stored for 24 h and replayed for the same key; with a different body the
  *   area decides: replay the original (default) or 409 (dry-run registration).
- * - Answers 400 and 5xx are not stored, so a corrected request can reuse the key.
- * - A lock left by a crashed process is taken over after LOCK_TIMEOUT_MS.
+ * - Answers 400 and 5xx are not stored, so a corrected request can reuse the key, and a
+ *   retry of one that was not confirmed in time (503) joins the same workflow and gets its
+ *   final answer.
+ * - Each lock names the API process holding it; every process marks itself alive every few
+ *   seconds. A lock whose process stopped doing so (crashed) is taken over after
+ *   PROCESS_GONE_MS; LOCK_TIMEOUT_MS stays the backstop. Synchronous waits are bounded well
+ *   below it (LIFECYCLE_SYNC_WAIT_MS), so a live holder always finishes first.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
 import type { Collection, Db } from 'mongodb';
 import { ApiError } from '../../domain/errors';
@@ -18,6 +25,9 @@ import { applyError } from '../errors';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const LOCK_TIMEOUT_MS = 60_000;
+const HEARTBEAT_MS = 3_000;
+/** A process not seen for this long is gone; its open locks are free. */
+export const PROCESS_GONE_MS = 4 * HEARTBEAT_MS;
 
 export interface IdempotencyOptions {
   /** When true a request without the header is rejected. */
@@ -33,6 +43,8 @@ interface IdempotencyDoc {
   organization_code: string;
   request_hash: string;
   state: 'open' | 'done';
+  /** The API process that holds an open lock. */
+  holder?: string;
   status?: number;
   body?: unknown;
   location?: string;
@@ -58,10 +70,44 @@ export function requestFingerprint(method: string, routePath: string, body: unkn
   return createHash('sha256').update(`${method} ${routePath}\n`).update(canonicalJson(body ?? null)).digest('hex');
 }
 
+interface ProcessDoc {
+  _id: string;
+  seen_at: Date;
+}
+
 export class IdempotencyStore {
   readonly keys: Collection<IdempotencyDoc>;
+  private readonly processes: Collection<ProcessDoc>;
+  /** This API process, named in the locks it holds. */
+  readonly holder = randomUUID();
+  private heartbeat: NodeJS.Timeout | undefined;
+
   constructor(db: Db) {
     this.keys = db.collection<IdempotencyDoc>('idempotency_keys');
+    this.processes = db.collection<ProcessDoc>('api_processes');
+  }
+
+  /** Marks this process alive now and every HEARTBEAT_MS (one _id upsert; no per-request write). */
+  async start(): Promise<void> {
+    const beat = () => this.processes.updateOne({ _id: this.holder }, { $set: { seen_at: new Date() } }, { upsert: true });
+    await beat();
+    // Processes that crashed long ago: their locks were free after PROCESS_GONE_MS anyway.
+    await this.processes.deleteMany({ seen_at: { $lt: new Date(Date.now() - 24 * 60 * 60 * 1000) } });
+    this.heartbeat = setInterval(() => beat().catch(() => undefined), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /** A clean shutdown frees this process's open locks at once. */
+  async stop(): Promise<void> {
+    clearInterval(this.heartbeat);
+    await this.processes.deleteOne({ _id: this.holder }).catch(() => undefined);
+  }
+
+  private async holderGone(holder: string | undefined, now: Date): Promise<boolean> {
+    if (!holder) return false; // a lock from before holders were recorded: the timeout decides
+    if (holder === this.holder) return false;
+    const process = await this.processes.findOne({ _id: holder });
+    return !process || now.getTime() - process.seen_at.getTime() > PROCESS_GONE_MS;
   }
 
   /** Claims the key, or returns the document that already holds it. */
@@ -73,6 +119,7 @@ export class IdempotencyStore {
           organization_code: organizationCode,
           request_hash: requestHash,
           state: 'open',
+          holder: this.holder,
           created_at: now,
           expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
         });
@@ -83,7 +130,8 @@ export class IdempotencyStore {
       const existing = await this.keys.findOne({ _id: id });
       if (!existing) continue; // released between our insert and read
       const expired = existing.expires_at.getTime() <= now.getTime();
-      const abandoned = existing.state === 'open' && now.getTime() - existing.created_at.getTime() > LOCK_TIMEOUT_MS;
+      const abandoned =
+        existing.state === 'open' && (now.getTime() - existing.created_at.getTime() > LOCK_TIMEOUT_MS || (await this.holderGone(existing.holder, now)));
       if (!expired && !abandoned) return existing;
       // Expired or abandoned: remove that exact generation, then race for the insert again.
       await this.keys.deleteOne({ _id: id, created_at: existing.created_at });
@@ -112,7 +160,7 @@ export function idempotency(store: IdempotencyStore, options: IdempotencyOptions
       throw new ApiError('validation', message, { code: options.format === 'max64' ? 'INVALID_PARAMETERS' : undefined, fieldErrors: [{ field: 'X-Idempotency-Key', code: 'INVALID', message }] });
     }
     const organizationCode = ctx.state.principal!.organizationCode;
-    const id = `${organizationCode}:${key}`;
+    const id = `${organizationCode}:${ctx.method} ${ctx.path}:${key}`;
     const requestHash = requestFingerprint(ctx.method, ctx.state.routePath ?? ctx.path, ctx.request.body);
     const existing = await store.claim(id, organizationCode, requestHash);
     if (existing) {

@@ -24,8 +24,10 @@ import { isUuid } from '../../domain/codecs/common';
 import { openString, sealString, type Keyring } from '../../domain/crypto';
 import { ApiError, FieldError } from '../../domain/errors';
 import type { AppDeps } from '../context';
-import { lifecycleWorkflowId, startLifecycle } from '../lifecycle';
+import { startLifecycle } from '../lifecycle';
+import { uuidFromKey } from '../../domain/ids';
 import type { RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const TAG = 'Banking connectivity';
 
@@ -205,7 +207,9 @@ export function registerBankingRoutes(routes: RouteTable, deps: AppDeps): void {
       });
       if (errors.length) throw invalid(errors);
 
-      const id = randomUUID();
+      // From the idempotency key (required here): a retry after a lost lock lands on the same
+      // transfer, and the workflow id carries the transfer's public id.
+      const id = uuidFromKey('banking-transfer', organizationCode, ctx.get('x-idempotency-key').toLowerCase());
       const now = new Date().toISOString();
       const record: BankingTransferRecord = {
         _id: id,
@@ -226,19 +230,11 @@ export function registerBankingRoutes(routes: RouteTable, deps: AppDeps): void {
         updated_at: now,
         completed_at: null,
       };
-      // One workflow per idempotency key: even a request that outlived its key's lock joins
-      // the first transfer instead of creating a second one.
       const stored = await startLifecycle<BankingTransferRecord>(deps, {
         workflowType: 'bankingTransferWorkflow',
-        workflowId: lifecycleWorkflowId(ctx, 'banking-transfer', id),
+        workflowId: `banking-transfer-${id}`,
         args: [{ transfer: record }],
-        searchAttributes: {
-          ResourceType: ['banking_transfer'],
-          OrganizationCode: [organizationCode],
-          AccountId: [body.account_id],
-          ResourceStatus: ['PENDING'],
-          ...(body.merchant_transfer_id ? { MerchantReference: [body.merchant_transfer_id] } : {}),
-        },
+        searchAttributes: resourceSearchAttributes({ type: 'banking_transfer', id, organizationCode, accountId: body.account_id, status: 'PENDING', merchantReference: body.merchant_transfer_id }),
       });
       ctx.status = 202;
       ctx.set('Location', `/v1/banking/accounts/${stored.account_id}/transfers/${stored._id}`);

@@ -14,7 +14,7 @@
  * Reads go to MongoDB; every change goes through the campaign's workflow (workflows/campaign.ts).
  */
 import * as t from 'io-ts';
-import { WithStartWorkflowOperation, WorkflowIdConflictPolicy, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure, UpdateDefinition } from '@temporalio/common';
 import { enumOf, intRange, isUuid, struct, Uuid, CountryCode } from '../../domain/codecs/common';
 import {
@@ -39,6 +39,8 @@ import { isTerminal } from '../../domain/campaigns/lifecycle';
 import { validateCampaignWindow, validateRules } from '../../domain/campaigns/validation';
 import { ApiError, decodeOrThrow, FieldError } from '../../domain/errors';
 import { newId } from '../../domain/credentials';
+import { uuidFromKey } from '../../domain/ids';
+import { startLifecycle, updateRetryingUnprocessed, withinSyncWait } from '../lifecycle';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
 import {
   CAMPAIGNS,
@@ -66,6 +68,7 @@ import {
 } from '../../workflows/campaign';
 import type { AppContext, AppDeps } from '../context';
 import type { ParameterDoc, RouteSpec, RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const TAG = 'Campaigns';
 const common = { tag: TAG, area: 'campaigns', auth: 'pair' } as const;
@@ -137,10 +140,14 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
    * Runs an update on the campaign's workflow and turns its failures into API errors:
    * a rejected change is 422, a closed workflow means the campaign reached a terminal status.
    */
-  async function update<Ret, Arg>(campaign: CampaignDoc, definition: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret> {
+  async function update<Ret, Arg>(ctx: AppContext, campaign: CampaignDoc, definition: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret> {
     if (isTerminal(campaign.status)) throw terminal(campaign.status);
+    // The update id comes from the key, so a retry joins the update instead of running it again.
+    const key = ctx.get('x-idempotency-key');
+    const updateId = key ? `${definition.name}-${ctx.method}-${ctx.path}-${key}` : undefined;
     try {
-      return await deps.temporal.workflow.getHandle(campaignWorkflowId(campaign._id)).executeUpdate(definition, { args: [arg] });
+      const handle = deps.temporal.workflow.getHandle(campaignWorkflowId(campaign._id));
+      return await withinSyncWait(deps, updateRetryingUnprocessed(() => handle.executeUpdate(definition, { args: [arg], updateId })));
     } catch (error) {
       throw await updateError(campaign._id, error);
     }
@@ -187,28 +194,28 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
       const windowErrors = validateCampaignWindow(body.schedule, body.duration, new Date());
       if (windowErrors.length) throw unprocessable(windowErrors.map((e) => e.message), 'INVALID_CAMPAIGN', windowErrors);
 
-      const id = newId();
-      deps.metrics.workflowStarts.inc({ workflow_type: 'campaignWorkflow' });
-      const campaign = await deps.temporal.workflow.executeUpdateWithStart(campaignRecorded, {
-        startWorkflowOperation: new WithStartWorkflowOperation('campaignWorkflow', {
-          workflowId: campaignWorkflowId(id),
-          taskQueue: deps.config.taskQueue,
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-          args: [{
-            campaign: {
-              id,
-              organization_code: organizationCode,
-              account_id: account._id,
-              name: body.name,
-              country: body.country,
-              channel: body.channel,
-              focus: body.focus ?? null,
-              schedule: body.schedule ?? null,
-              duration: body.duration ? { start_at: body.duration.start_at, end_at: body.duration.end_at ?? null } : null,
-            },
-          }],
-          searchAttributes: { ResourceType: ['campaign'], AccountId: [account._id], OrganizationCode: [organizationCode], ResourceStatus: ['ACTIVE'] },
-        }),
+      // From the key when there is one: a retry, even after the key's lock expired, joins the first campaign.
+      const key = ctx.get('x-idempotency-key');
+      const id = key ? uuidFromKey('campaign', organizationCode, key) : newId();
+      const campaign = await startLifecycle(deps, {
+        workflowType: 'campaignWorkflow',
+        workflowId: campaignWorkflowId(id),
+        update: campaignRecorded,
+        fallback: () => findOwnedCampaign(db, organizationCode, id).then((doc) => (doc ? campaignResponse(doc) : null)),
+        args: [{
+          campaign: {
+            id,
+            organization_code: organizationCode,
+            account_id: account._id,
+            name: body.name,
+            country: body.country,
+            channel: body.channel,
+            focus: body.focus ?? null,
+            schedule: body.schedule ?? null,
+            duration: body.duration ? { start_at: body.duration.start_at, end_at: body.duration.end_at ?? null } : null,
+          },
+        }],
+        searchAttributes: resourceSearchAttributes({ type: 'campaign', id, accountId: account._id, organizationCode, status: 'ACTIVE' }),
       });
       ctx.status = 201;
       ctx.body = campaign;
@@ -260,7 +267,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
       responses: { 200: { description: 'The campaign after the change', body: Campaign }, ...errors },
     },
     async (ctx, body) => {
-      ctx.body = await update(await ownedCampaign(ctx), setCampaignStatus, body.status);
+      ctx.body = await update(ctx, await ownedCampaign(ctx), setCampaignStatus, body.status);
     },
   );
 
@@ -273,7 +280,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
       responses: { 200: { description: 'The cancelled campaign', body: Campaign }, 400: errors[400], 404: errors[404], 422: errors[422] },
     },
     async (ctx) => {
-      ctx.body = await update(await ownedCampaign(ctx), setCampaignStatus, 'CANCELLED');
+      ctx.body = await update(ctx, await ownedCampaign(ctx), setCampaignStatus, 'CANCELLED');
     },
   );
 
@@ -293,7 +300,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
       const checked = validateRules(body.rules);
       if (!checked.ok) throw unprocessable(checked.errors.map((e) => e.message), 'INVALID_RULE', checked.errors);
       ctx.status = 201;
-      ctx.body = { rules: await update(campaign, addCampaignRules, checked.rules) };
+      ctx.body = { rules: await update(ctx, campaign, addCampaignRules, checked.rules) };
     },
   );
 
@@ -331,7 +338,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
         throw new ApiError('validation', 'send at least one of rule_type, values, conditional, metadata_key', { fieldErrors: [{ field: '(body)', code: 'REQUIRED', message: 'no field to change' }] });
       }
       const { rule, campaign } = await ownedRule(ctx);
-      ctx.body = await update(campaign, updateCampaignRule, { ruleId: rule._id, changes: body });
+      ctx.body = await update(ctx, campaign, updateCampaignRule, { ruleId: rule._id, changes: body });
     },
   );
 
@@ -346,7 +353,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
     },
     async (ctx, body) => {
       const { rule, campaign } = await ownedRule(ctx);
-      ctx.body = await update(campaign, setCampaignRuleStatus, { ruleId: rule._id, status: body.status });
+      ctx.body = await update(ctx, campaign, setCampaignRuleStatus, { ruleId: rule._id, status: body.status });
     },
   );
 

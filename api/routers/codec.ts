@@ -15,8 +15,11 @@ import { ApiError } from '../../domain/errors';
 import type { AppContext, AppDeps } from '../context';
 import type { RouteTable } from '../routes';
 
-const JsonPayload = t.type({ metadata: t.union([t.record(t.string, t.string), t.undefined, t.null]), data: t.union([t.string, t.undefined, t.null]) });
-const PayloadsBody = t.type({ payloads: t.array(JsonPayload) }, 'CodecPayloads');
+// Temporal's remote codec protocol sends temporal.api.common.v1.Payloads as protojson, which
+// omits empty fields: no payloads is `{}`, a payload without data has no `data`.
+const JsonPayload = t.partial({ metadata: t.union([t.record(t.string, t.string), t.null]), data: t.union([t.string, t.null]) });
+const PayloadsBody = t.partial({ payloads: t.union([t.array(JsonPayload), t.null]) }, 'CodecPayloads');
+const PayloadsAnswer = t.type({ payloads: t.array(JsonPayload) }, 'CodecPayloadsAnswer');
 
 type JsonPayloadT = t.TypeOf<typeof JsonPayload>;
 
@@ -64,11 +67,11 @@ export function registerCodecRoutes(routes: RouteTable, deps: AppDeps): void {
         unlimited: true,
         body: PayloadsBody,
         headers: [{ name: 'Authorization', description: 'Bearer <CODEC_AUTH_TOKEN> when a token is configured' }],
-        responses: { 200: { description: 'Transformed payloads', body: PayloadsBody } },
+        responses: { 200: { description: 'Transformed payloads (`{"payloads": []}` for a request without payloads)', body: PayloadsAnswer } },
       },
       async (ctx, body) => {
         authorizeCodecCall(ctx, deps.config.codecAuthToken);
-        const payloads = body.payloads.map(fromJson);
+        const payloads = (body.payloads ?? []).map(fromJson);
         const out = direction === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
         ctx.body = { payloads: out.map(toJson) };
       },

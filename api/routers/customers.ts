@@ -2,6 +2,7 @@
  * Customers, customer sessions, enrollment of cards in a session, enrolled methods, and
  * one-time card tokens (area 'enrollment' for the checkout endpoints, per the spec).
  */
+import { withinSyncWait } from '../lifecycle';
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
 import { CustomerDoc, CustomerSessionDoc, findCustomer, findPaymentMethod, findSession, renderPaymentMethod, EnrollInput } from '../../activities/repositories/customers';
@@ -12,10 +13,11 @@ import * as t from 'io-ts';
 import { newId } from '../../domain/credentials';
 import { ApiError } from '../../domain/errors';
 import { cardExpiryProblems } from '../../domain/payments/cards';
-import { Customer, CustomerCreate, CustomerSession, CustomerSessionCreate, EnrollablePaymentMethods, EnrollCardRequest, EnrolledPaymentMethod } from '../../domain/customers/codecs';
+import { Customer, CustomerCreate, CustomerSession, CustomerSessionCreate, EnrollablePaymentMethods, enrollableMethods, EnrollCardRequest, EnrolledPaymentMethod } from '../../domain/customers/codecs';
 import { CardDetailInput, InlineCard, missingInlineCardFields } from '../../domain/payments/codecs';
 import type { AppDeps } from '../context';
 import type { RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const SESSION_TTL_MS = 60 * 60 * 1000;
 const UUID_PARAM = (name: string, description: string) => ({ name, description, schema: { type: 'string', format: 'uuid' } });
@@ -101,12 +103,7 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
     },
     async (ctx) => {
       const session = await liveSession(ctx.state.principal!.organizationCode, ctx.params.customer_session);
-      // Cards are vaulted by Switchyard itself, so they are enrollable in every session country.
-      ctx.body = {
-        payment_methods: [
-          { name: 'Card', description: 'Credit and debit cards', type: 'CARD', category: 'CARD', icon: `${deps.config.publicBaseUrl}/static/icons/card.svg`, enrollment: { session: session._id, sdk_required_action: false } },
-        ],
-      };
+      ctx.body = { payment_methods: enrollableMethods(session._id, deps.config.publicBaseUrl) };
     },
   );
 
@@ -131,11 +128,11 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
         sessionId: session._id, verifyPaymentId: null, idempotencyKey: ctx.get('x-idempotency-key') || null,
         securityCodeLength: body.card.security_code?.length ?? null, preferred: body.preferred ?? null, name: body.name ?? null,
       };
-      const { vaultedToken } = await deps.temporal.workflow.execute('enrollmentWorkflow', {
+      const { vaultedToken } = await withinSyncWait(deps, deps.temporal.workflow.execute('enrollmentWorkflow', {
         taskQueue: deps.config.taskQueue, workflowId: `enrollment-${input.vaultedToken}`, args: [input], workflowExecutionTimeout: '1 minute',
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-        searchAttributes: { ResourceType: ['payment_method'], AccountId: [session.account_id], OrganizationCode: [organizationCode] },
-      }) as { vaultedToken: string };
+        searchAttributes: resourceSearchAttributes({ type: 'payment_method', id: input.vaultedToken, accountId: session.account_id, organizationCode }),
+      }) as Promise<{ vaultedToken: string }>);
       const doc = await findPaymentMethod(deps.db, organizationCode, session.customer_id, vaultedToken);
       ctx.status = 201;
       ctx.body = renderPaymentMethod(doc!);

@@ -47,6 +47,7 @@ const key = {
   type: defineSearchAttributeKey('ResourceType', SearchAttributeType.KEYWORD),
   organization: defineSearchAttributeKey('OrganizationCode', SearchAttributeType.KEYWORD),
   status: defineSearchAttributeKey('ResourceStatus', SearchAttributeType.KEYWORD),
+  id: defineSearchAttributeKey('ResourceId', SearchAttributeType.KEYWORD),
 };
 
 /** Signal-with-start: the first leg starts the pairing workflow, any later one wakes it. */
@@ -66,6 +67,8 @@ export async function signalPairing(deps: AppDeps, pair: { organizationCode: str
       { key: key.type, value: 'dry_run' },
       { key: key.organization, value: pair.organizationCode },
       { key: key.status, value: initialStatus },
+      // The registration id when its leg starts the workflow; else the workflow sets it when the registration arrives.
+      ...(leg.kind === 'registration' ? [{ key: key.id, value: leg.id }] : []),
     ]),
   });
   return workflowId;

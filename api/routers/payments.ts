@@ -2,7 +2,8 @@
  * Payments: creation (a payment workflow answering with its first outcome), retrieval,
  * and capture / cancel / refund (updates on the payment's workflow).
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { closedBeforeUpdate, updateRetryingUnprocessed, withinSyncWait } from '../lifecycle';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import * as t from 'io-ts';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
@@ -10,12 +11,16 @@ import { findPayment, findPaymentsByMerchantOrderId } from '../../activities/rep
 import { customerPayerOf, findCustomer, findPaymentMethod } from '../../activities/repositories/customers';
 import { findVaultCard, forgetSecurityCode, readSecurityCode, storeSecurityCode, summaryOf, vaultCard } from '../../activities/repositories/vault';
 import { consumeCardToken } from '../../activities/repositories/card-tokens';
+import { resolveRoute } from '../../activities/repositories/routing';
+import { paymentFlowsOf } from '../../activities/providers';
 import { TEST_CARDS_DOC } from '../../activities/sandbox-gateway/test-cards';
 import { amountFieldProblems, AMOUNT_PRECISION_RULE, DecimalAmount, maxString, struct, annotate, PositiveDecimalAmount } from '../../domain/codecs/common';
 import { newId } from '../../domain/credentials';
 import { uuidFromKey } from '../../domain/ids';
 import { ApiError } from '../../domain/errors';
-import { isInlineCard, normalizePaymentCreate, Payment, PaymentCreateRequest, paymentCreateProblems, PaymentList } from '../../domain/payments/codecs';
+import { CARD_METHOD_TYPES, isInlineCard, NormalizedPaymentCreate, normalizePaymentCreate, Payment, PaymentCreateRequest, paymentCreateProblems, PaymentList } from '../../domain/payments/codecs';
+import type { PaymentFlow } from '../../domain/payments/methods';
+import { servableConnections } from '../../domain/payments/routing';
 import { CustomerPayerRecord, newPaymentRecord, PaymentRecord, renderPayment, sanitizePaymentRequest, CardSummary } from '../../domain/payments/record';
 import { PAYMENT_STATES_DOC } from '../../domain/payments/states';
 import type { PaymentWorkflowInput, OperationRequest } from '../../workflows/payment';
@@ -23,6 +28,7 @@ import { cancelUpdate, captureUpdate, firstOutcomeUpdate, INVALID_AMOUNT, INVALI
 import type { AppContext, AppDeps } from '../context';
 import type { RouteTable } from '../routes';
 import { DRY_RUN_HEADER, handleDryRunPayment, isDryRunRequest } from './dry-run';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const PAYMENT_ID_PARAM = { name: 'payment_id', description: 'id of the payment', schema: { type: 'string', format: 'uuid' } };
 const IDEMPOTENCY = { required: false, format: 'uuid', onDifferentPayload: 'replay' } as const;
@@ -59,18 +65,33 @@ function booleanQuery(ctx: AppContext, name: string): boolean {
  */
 async function startPayment(deps: AppDeps, input: PaymentWorkflowInput): Promise<PaymentRecord> {
   const { paymentId, organizationCode, accountId, request } = input.payment;
-  const handle = await deps.temporal.workflow.start('paymentWorkflow', {
+  // One round trip starts the workflow and waits for its first outcome (update-with-start).
+  // REJECT_DUPLICATE: a payment id runs once, ever; a late retry of a closed payment reads it back.
+  const startWorkflowOperation = new WithStartWorkflowOperation('paymentWorkflow', {
     workflowId: paymentWorkflowId(paymentId),
     taskQueue: deps.config.taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
-    searchAttributes: { ResourceType: ['payment'], AccountId: [accountId], OrganizationCode: [organizationCode], MerchantReference: [request.merchant_reference] },
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    searchAttributes: resourceSearchAttributes({ type: 'payment', id: paymentId, accountId, organizationCode, merchantReference: request.merchant_reference }),
   });
-  const outcome = handle.executeUpdate(firstOutcomeUpdate, { updateId: 'first-outcome' });
+  const outcome = deps.temporal.workflow.executeUpdateWithStart(firstOutcomeUpdate, { startWorkflowOperation, updateId: 'first-outcome' });
   outcome.catch(() => undefined); // may be abandoned below; the workflow carries on regardless
-  const first = await Promise.race([outcome, sleep(deps.config.paymentSyncWaitMs).then(() => null)]).catch(() => null);
+  let first: PaymentRecord | null;
+  try {
+    first = await Promise.race([outcome, sleep(deps.config.paymentSyncWaitMs).then(() => null)]);
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    first = null; // closed long ago: the stored record answers
+  }
   if (first) return first;
-  return (await findPayment(deps.db, organizationCode, paymentId)) ?? newPaymentRecord(input.payment);
+  const stored = await findPayment(deps.db, organizationCode, paymentId);
+  if (stored) return stored;
+  // Slower than the wait (no worker yet, a slow provider): answer PENDING only once the
+  // workflow is known to exist, so a PENDING payment is never one that was not started.
+  const exists = await deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).describe().then(() => true, () => false);
+  if (!exists) throw new ApiError('unavailable', 'the payment could not be confirmed in time; retry it with the same X-Idempotency-Key');
+  return newPaymentRecord(input.payment);
 }
 
 function sleep(ms: number): Promise<void> {
@@ -80,17 +101,40 @@ function sleep(ms: number): Promise<void> {
 /** Runs an update on a payment's workflow, mapping refusals to HTTP answers. */
 async function operate(deps: AppDeps, paymentId: string, update: typeof captureUpdate, request: OperationRequest): Promise<PaymentRecord> {
   try {
-    return await deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId)).executeUpdate(update, { args: [request], updateId: `${update.name}-${request.operationId}` });
+    const handle = deps.temporal.workflow.getHandle(paymentWorkflowId(paymentId));
+    return await withinSyncWait(deps, updateRetryingUnprocessed(() => handle.executeUpdate(update, { args: [request], updateId: `${update.name}-${request.operationId}` })));
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       if (error.cause.type === INVALID_TRANSITION) throw new ApiError('conflict', error.cause.message, { code: 'INVALID_STATUS_TRANSITION' });
       if (error.cause.type === INVALID_AMOUNT) throw new ApiError('validation', error.cause.message, { code: 'INVALID_AMOUNT', fieldErrors: [{ field: 'amount', code: 'OUT_OF_RANGE', message: error.cause.message }] });
     }
-    if (error instanceof WorkflowNotFoundError || /already completed/i.test(String((error as Error).message))) {
+    if (closedBeforeUpdate(error)) {
       throw new ApiError('conflict', 'this payment is closed: no further operation is possible', { code: 'INVALID_STATUS_TRANSITION' });
     }
     throw error;
   }
+}
+
+/** Flows the payment lifecycle (workflows/payment.ts) drives today. */
+const LIFECYCLE_FLOWS: readonly PaymentFlow[] = ['card'];
+
+/**
+ * Non-card methods are judged at the door, before anything is stored or started, so a
+ * payment nobody can take is a 422 now rather than a workflow that fails later. The
+ * reasons say what is missing: a matching routing rule, a provider that takes the method
+ * in the country (catalogue), or a connector and lifecycle for the method's flow.
+ */
+async function refuseNonCardPayment(deps: AppDeps, accountId: string, request: NormalizedPaymentCreate): Promise<never> {
+  const type = request.payment_method.type;
+  const facts = { country: request.country, paymentMethodType: type, currency: request.amount.currency, amount: request.amount.value, cardBrand: null, iin: null };
+  const route = await resolveRoute(deps.db, accountId, facts);
+  const flowsOf = (providerId: string) => paymentFlowsOf(providerId).filter((flow) => LIFECYCLE_FLOWS.includes(flow));
+  const reasons = route ? servableConnections(route, facts, flowsOf).refusals : ['no routing rule of the account matches this payment'];
+  const message = `no connection of this account can take ${type} payments in ${request.country}`;
+  throw new ApiError('unprocessable', [message, ...reasons], {
+    code: 'PAYMENT_METHOD_NOT_SUPPORTED',
+    fieldErrors: [{ field: 'payment_method.type', code: 'UNSUPPORTED', message: `${message}: ${reasons.join('; ')}` }],
+  });
 }
 
 const CaptureRequest = struct('CaptureRequest', {}, { amount: annotate(PositiveDecimalAmount, { description: `in the payment's currency, ${AMOUNT_PRECISION_RULE}; defaults to the whole authorized amount` }), description: maxString(255) });
@@ -110,12 +154,17 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
         'Creates the payment, routes it by the account\'s routing rules (default: two sandbox connections) and answers with the first outcome. ' +
         'A provider slower than the wait (PAYMENT_SYNC_WAIT_MS) gives 201 with status PENDING/PROCESSING; the outcome follows by webhook and GET. ' +
         'Failover goes to the next connection on soft decline, timeout (the attempt is reversed) or provider 5xx, never after a hard decline; every attempt is a transaction. ' +
+        'Non-card methods (wallets, redirects, vouchers, bank transfers: see the vocabulary in the README) are judged before anything is stored: when no connection of the route can take the method in the country, the answer is 422 PAYMENT_METHOD_NOT_SUPPORTED with the reasons (with Dry-run: true they are validated and stored like cards). ' +
         'capture=false authorizes only (capture later). X-Idempotency-Key (UUID): the same key within 24 h returns the first answer; a concurrent duplicate gets 400 REQUEST_IN_PROCESS. ' +
         `${PAYMENT_STATES_DOC} ${TEST_CARDS_DOC}`,
       idempotency: IDEMPOTENCY,
       headers: [DRY_RUN_HEADER],
       body: PaymentCreateRequest,
-      responses: { 201: { description: 'The payment with its first outcome (or PENDING); with Dry-run: true the stored dry-run payment (dry_run: true)', body: Payment }, 404: { description: 'account_id, customer_payer.id, token or vaulted_token unknown for this organization' } },
+      responses: {
+        201: { description: 'The payment with its first outcome (or PENDING); with Dry-run: true the stored dry-run payment (dry_run: true)', body: Payment },
+        404: { description: 'account_id, customer_payer.id, token or vaulted_token unknown for this organization' },
+        422: { description: 'PAYMENT_METHOD_NOT_SUPPORTED: no connection of the account\'s route can take this non-card method in this country (the messages say why); nothing is stored' },
+      },
     },
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
@@ -126,7 +175,18 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
       const request = normalizePaymentCreate(body);
       const account = await findOwnedAccount(deps.db, organizationCode, request.account_id);
       if (!account) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });
+      if (!CARD_METHOD_TYPES.includes(request.payment_method.type)) await refuseNonCardPayment(deps, account._id, request);
       const paymentId = paymentIdFor(organizationCode, ctx.get('x-idempotency-key') || undefined);
+      if (ctx.get('x-idempotency-key')) {
+        // The key's answer expired or was lost, the payment was not: answer with it, never run it again.
+        const existing = await findPayment(deps.db, organizationCode, paymentId);
+        if (existing) {
+          ctx.status = 201;
+          ctx.set('Location', `/v1/payments/${existing.id}`);
+          ctx.body = renderPayment(existing);
+          return;
+        }
+      }
 
       let customer: CustomerPayerRecord | null = null;
       const { id: customerId, ...inlinePayer } = request.customer_payer ?? {};
@@ -143,7 +203,13 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
       let cardId: string;
       let summary: CardSummary;
       let vaultedToken: string | null = null;
+      let securityCodeStored: Promise<void> = Promise.resolve();
       if (isInlineCard(cardInput)) {
+        // The card and its CVV are written side by side: two writes, one wait.
+        if (cardInput.security_code) {
+          securityCodeStored = storeSecurityCode(deps.db, deps.keyring, paymentId, cardInput.security_code);
+          securityCodeStored.catch(() => undefined); // awaited below; a failure there fails the request
+        }
         ({ cardId, summary } = await vaultCard(deps.db, deps.keyring, { organizationCode, accountId: account._id }, cardInput));
       } else {
         if (method.vaulted_token) {
@@ -164,7 +230,8 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
         if (!card) throw new ApiError('not_found', 'the card of this token is no longer in the vault', { code: 'PAYMENT_METHOD_NOT_FOUND' });
         summary = summaryOf(card);
       }
-      if (cardInput?.security_code) await storeSecurityCode(deps.db, deps.keyring, paymentId, cardInput.security_code);
+      if (cardInput?.security_code && !isInlineCard(cardInput)) securityCodeStored = storeSecurityCode(deps.db, deps.keyring, paymentId, cardInput.security_code);
+      await securityCodeStored;
 
       const record = await startPayment(deps, {
         payment: { paymentId, organizationCode, accountId: account._id, createdAt: new Date().toISOString(), request: sanitizePaymentRequest(request), card: summary, customer, vaultedToken },

@@ -3,6 +3,8 @@
  * worker and answers with its result, proving credentials, API, Temporal and MongoDB end to
  * end; GET /v1/pings/:ping_id reads it back.
  */
+import { withinSyncWait } from '../lifecycle';
+import { uuidFromKey } from '../../domain/ids';
 import * as t from 'io-ts';
 import { boundedString, struct, Timestamp, Uuid } from '../../domain/codecs/common';
 import { ApiError } from '../../domain/errors';
@@ -23,14 +25,17 @@ export function registerPingRoutes(routes: RouteTable, deps: AppDeps): void {
     },
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
-      const workflowId = `ping-${ctx.state.requestId}`;
-      const result = await deps.temporal.workflow.execute('pingWorkflow', {
+      // With a key, a retry joins the first ping's workflow instead of starting another.
+      const key = ctx.get('x-idempotency-key');
+      const workflowId = `ping-${key ? uuidFromKey('ping', organizationCode, key) : ctx.state.requestId}`;
+      const result = await withinSyncWait(deps, deps.temporal.workflow.execute('pingWorkflow', {
         taskQueue: deps.config.taskQueue,
         workflowId,
+        workflowIdConflictPolicy: 'USE_EXISTING',
         args: [{ organizationCode, message: body.message }],
         workflowExecutionTimeout: '30 seconds',
         searchAttributes: { ResourceType: ['ping'], OrganizationCode: [organizationCode] },
-      }) as { pingId: string; echoed: string };
+      }) as Promise<{ pingId: string; echoed: string }>);
       const ping = await deps.db.collection('pings').findOne({ _id: result.pingId as never });
       ctx.status = 201;
       ctx.body = { id: result.pingId, message: result.echoed, workflow_id: workflowId, created_at: (ping?.at as Date).toISOString() };

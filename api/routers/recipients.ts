@@ -18,7 +18,10 @@ import { onboardingAnsweredUpdate } from '../../workflows/onboarding';
 import type { AppDeps } from '../context';
 import { startLifecycle } from '../lifecycle';
 import { pinnedConnections } from '../provider-connections';
+import { hasMoneyMovementConnector } from '../../activities/providers/money-movement';
+import { hasCapability } from '../../domain/providers/catalogue';
 import type { RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const IDEMPOTENCY = { required: false, format: 'uuid', onDifferentPayload: 'replay' } as const;
 const RECIPIENT_PARAM = { name: 'recipient_id', description: 'id returned by POST /v1/recipients', schema: { type: 'string', format: 'uuid' } };
@@ -116,7 +119,11 @@ export function registerRecipientRoutes(routes: RouteTable, deps: AppDeps): void
       idempotency: IDEMPOTENCY,
       pathParams: [RECIPIENT_PARAM],
       body: OnboardingCreateRequest,
-      responses: { 201: { description: 'The onboarding', body: Onboarding }, 404: { description: 'RECIPIENT_NOT_FOUND, ACCOUNT_NOT_FOUND or CONNECTION_NOT_FOUND' } },
+      responses: {
+        201: { description: 'The onboarding', body: Onboarding },
+        404: { description: 'RECIPIENT_NOT_FOUND, ACCOUNT_NOT_FOUND or CONNECTION_NOT_FOUND' },
+        422: { description: 'SPLIT_NOT_SUPPORTED: the provider has no split capability in the catalogue, or no connector yet' },
+      },
     },
     async (ctx, body) => {
       const organizationCode = ctx.state.principal!.organizationCode;
@@ -126,9 +133,16 @@ export function registerRecipientRoutes(routes: RouteTable, deps: AppDeps): void
       if (!recipient) notFound();
       const account = await findOwnedAccount(deps.db, organizationCode, body.account_id);
       if (!account || account._id !== recipient.account_id) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });
+      // Capability before connections: a provider that cannot pay recipients never will on any connection.
+      if (!hasCapability(body.provider.id, 'split')) {
+        throw new ApiError('unprocessable', `${body.provider.id} does not onboard marketplace recipients (no split capability in the provider catalogue)`, { code: 'SPLIT_NOT_SUPPORTED' });
+      }
       const connections = await pinnedConnections(deps, account._id, body.provider.id);
       const connection = body.provider.connection_id ? connections.find((c) => c.connectionId === body.provider.connection_id) : connections[0];
       if (!connection) throw new ApiError('not_found', `no ${body.provider.id} connection ${body.provider.connection_id ?? ''} for this account`, { code: 'CONNECTION_NOT_FOUND' });
+      if (!hasMoneyMovementConnector(body.provider.id)) {
+        throw new ApiError('unprocessable', `Switchyard has no ${body.provider.id} connector for recipient onboarding yet`, { code: 'SPLIT_NOT_SUPPORTED' });
+      }
       const key = ctx.get('x-idempotency-key');
       const id = key ? uuidFromKey('onboarding', organizationCode, key) : newId();
       const bank = body.withdrawal_methods?.bank ? bankWithdrawalOf(body.withdrawal_methods.bank) : recipient.withdrawal_methods.bank;
@@ -159,10 +173,11 @@ export function registerRecipientRoutes(routes: RouteTable, deps: AppDeps): void
       };
       const answered = await startLifecycle(deps, {
         workflowType: 'onboardingWorkflow',
-        workflowId: `onboarding-${id}`,
+        // Both public ids in the workflow id: a recipient's onboardings are the ids starting with onboarding-<recipient_id>.
+        workflowId: `onboarding-${recipient.id}-${id}`,
         args: [{ record, connection, bank: bank ? { ...bank } : null }],
         update: onboardingAnsweredUpdate,
-        searchAttributes: { ResourceType: ['onboarding'], AccountId: [account._id], OrganizationCode: [organizationCode] },
+        searchAttributes: resourceSearchAttributes({ type: 'onboarding', id, accountId: account._id, organizationCode }),
         fallback: () => findOwnedRecord<OnboardingRecord>(deps.db, 'recipient_onboardings', organizationCode, id),
       });
       ctx.status = 201;

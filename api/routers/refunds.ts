@@ -12,7 +12,8 @@ import { resolveRoute } from '../../activities/repositories/routing';
 import { findVaultCard, summaryOf, vaultCard } from '../../activities/repositories/vault';
 import { keyedHash } from '../../domain/crypto';
 import { ApiError } from '../../domain/errors';
-import { bankRailOf, supportsCredit } from '../../domain/money-movement/common';
+import { bankRailOf, creditRefusal, supportsCredit } from '../../domain/money-movement/common';
+import { hasMoneyMovementConnector } from '../../activities/providers/money-movement';
 import { uuidFromKey } from '../../domain/ids';
 import type { CardSummary } from '../../domain/payments/record';
 import {
@@ -23,6 +24,7 @@ import type { AppContext, AppDeps } from '../context';
 import { startLifecycle } from '../lifecycle';
 import { pinnedConnections } from '../provider-connections';
 import type { RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -44,7 +46,8 @@ export function registerRefundRoutes(routes: RouteTable, deps: AppDeps): void {
         'Answers 201 with the refund in CREATED/CREATED; the credit then runs in its own lifecycle: CREATED -> (fraud screening when fraud_screening.stand_alone) -> PROCESSING/SUBMITTED -> ' +
         'SUCCEEDED/APPROVED, DECLINED/DECLINED, DECLINED/FRAUD_REJECTED or FAILED/PROVIDER_ERROR. Webhook events unreferenced_refund.created / .succeeded / .declined / .failed go to callback_url ' +
         '(else the account webhook) with the refund, metadata included, as data. Routing follows the account\'s routing rules (provider_data.id pins a provider and bypasses them), keeping only ' +
-        'connections whose provider can push credits to that payment method in that country; none gives 422 UNREFERENCED_REFUND_NOT_SUPPORTED (sandbox: cards everywhere; bank accounts in US (ACH), ' +
+        'connections whose provider can push credits to that payment method in that country (provider catalogue: unreferenced_refund for cards, payout for bank accounts and wallets) and has a connector; ' +
+        'none gives 422 UNREFERENCED_REFUND_NOT_SUPPORTED, as does a provider_data.id without that capability (sandbox: cards everywhere; bank accounts in US (ACH), ' +
         'SEPA countries, BR, MX, CO, PE, CL; wallets in BR, MX, CO, AR). X-Idempotency-Key (UUID v4) is required: a retry with the same key returns the refund first created. ' +
         'Sandbox outcomes: card credits follow the test cards; a bank account ending in 0002 or a wallet token starting with "decline" is declined. ' +
         'Fraud screening rejects amounts above FRAUD_MAX_CREDIT_AMOUNT and more than FRAUD_MAX_CREDITS_PER_DESTINATION_PER_DAY credits to one destination.',
@@ -99,9 +102,11 @@ export function registerRefundRoutes(routes: RouteTable, deps: AppDeps): void {
             cardBrand: card?.brand ?? null,
             iin: card ? card.number.slice(0, 8) : null,
           })) ?? [];
-      const route = candidates.filter((c) => supportsCredit(c.providerId, kind, body.country));
+      // Catalogue capability and country first, then a connector to send it through.
+      const route = candidates.filter((c) => supportsCredit(c.providerId, kind, body.country) && hasMoneyMovementConnector(c.providerId));
       if (route.length === 0) {
-        throw new ApiError('unprocessable', `no provider supports ${kind} credits in ${body.country}${pinned ? ` through ${pinned}` : ''}`, { code: 'UNREFERENCED_REFUND_NOT_SUPPORTED' });
+        const why = pinned ? creditRefusal(pinned, kind, body.country) ?? `the account has no ${pinned} connection Switchyard can send credits through yet` : null;
+        throw new ApiError('unprocessable', `no provider supports ${kind} credits in ${body.country}${pinned ? ` through ${pinned}` : ''}${why ? `: ${why}` : ''}`, { code: 'UNREFERENCED_REFUND_NOT_SUPPORTED' });
       }
 
       let cardId: string | null = null;
@@ -169,7 +174,7 @@ export function registerRefundRoutes(routes: RouteTable, deps: AppDeps): void {
         workflowId: `unreferenced-refund-${refundId}`,
         args: [{ record, cardId, route }],
         update: refundCreatedUpdate,
-        searchAttributes: { ResourceType: ['unreferenced_refund'], AccountId: [account._id], OrganizationCode: [organizationCode], MerchantReference: [record.merchant_reference] },
+        searchAttributes: resourceSearchAttributes({ type: 'unreferenced_refund', id: refundId, accountId: account._id, organizationCode, merchantReference: record.merchant_reference }),
         fallback: () => findOwnedRecord<RefundRecord>(deps.db, 'unreferenced_refunds', organizationCode, refundId),
       });
       ctx.status = 201;

@@ -12,8 +12,10 @@ import { Report, ReportCreateRequest, ReportDownload } from '../../domain/codecs
 import { ApiError } from '../../domain/errors';
 import { checkDownloadLink, MAX_REPORT_RANGE_DAYS, signedDownloadQuery } from '../../domain/reports';
 import type { AppContext, AppDeps } from '../context';
-import { lifecycleWorkflowId, startLifecycle } from '../lifecycle';
+import { startLifecycle } from '../lifecycle';
+import { uuidFromKey } from '../../domain/ids';
 import type { RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const TAG = 'Reports';
 const DAY_MS = 86_400_000;
@@ -74,7 +76,9 @@ export function registerReportRoutes(routes: RouteTable, deps: AppDeps): void {
       if (body.account_id && !(await findOwnedAccount(deps.db, organizationCode, body.account_id))) {
         throw new ApiError('not_found', 'account_id not found', { code: 'ACCOUNT_NOT_FOUND' });
       }
-      const id = randomUUID();
+      // From the idempotency key when there is one: a retry lands on the same report and workflow.
+      const key = ctx.get('x-idempotency-key');
+      const id = key ? uuidFromKey('report', organizationCode, key.toLowerCase()) : randomUUID();
       const now = new Date().toISOString();
       const record: ReportRecord = {
         _id: id,
@@ -93,14 +97,9 @@ export function registerReportRoutes(routes: RouteTable, deps: AppDeps): void {
       };
       const stored = await startLifecycle<ReportRecord>(deps, {
         workflowType: 'reportWorkflow',
-        workflowId: lifecycleWorkflowId(ctx, 'report', id),
+        workflowId: `report-${id}`,
         args: [{ report: record }],
-        searchAttributes: {
-          ResourceType: ['report'],
-          OrganizationCode: [organizationCode],
-          ResourceStatus: ['PENDING'],
-          ...(body.account_id ? { AccountId: [body.account_id] } : {}),
-        },
+        searchAttributes: resourceSearchAttributes({ type: 'report', id, organizationCode, status: 'PENDING', accountId: body.account_id }),
       });
       ctx.status = 202;
       ctx.set('Location', `/v1/reports/${id}`);

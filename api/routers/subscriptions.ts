@@ -5,7 +5,7 @@
  *   POST  /v1/subscriptions/{id}/pause | resume | cancel
  *   PATCH /v1/subscriptions/{id}                  metadata changes (empty value unsets a key)
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { customerPayerOf, findCustomer, findPaymentMethod } from '../../activities/repositories/customers';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
@@ -22,8 +22,9 @@ import {
   cancelSubscriptionUpdate, pauseSubscriptionUpdate, resumeSubscriptionUpdate, SUBSCRIPTION_INVALID_TRANSITION, subscriptionAnsweredUpdate, subscriptionMetadataUpdate,
 } from '../../workflows/subscription';
 import type { AppDeps } from '../context';
-import { startLifecycle } from '../lifecycle';
+import { closedBeforeUpdate, startLifecycle, updateRetryingUnprocessed, withinSyncWait } from '../lifecycle';
 import type { RouteTable } from '../routes';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const ID_PARAM = { name: 'subscription_id', description: 'id returned at creation', schema: { type: 'string', format: 'uuid' } };
 const workflowIdOf = (id: string) => `subscription-${id}`;
@@ -90,7 +91,7 @@ export function registerSubscriptionRoutes(routes: RouteTable, deps: AppDeps): v
         workflowId: workflowIdOf(id),
         args: [{ record, plan: { cardId: card._id, card: summaryOf(card), customer: customerPayerOf(customer) }, periodSeconds }],
         update: subscriptionAnsweredUpdate,
-        searchAttributes: { ResourceType: ['subscription'], AccountId: [account._id], OrganizationCode: [organizationCode], ...(record.merchant_reference ? { MerchantReference: [record.merchant_reference] } : {}) },
+        searchAttributes: resourceSearchAttributes({ type: 'subscription', id, accountId: account._id, organizationCode, merchantReference: record.merchant_reference }),
         fallback: () => findOwnedRecord<SubscriptionRecord>(deps.db, 'subscriptions', organizationCode, id),
       });
       ctx.status = 200;
@@ -118,12 +119,12 @@ export function registerSubscriptionRoutes(routes: RouteTable, deps: AppDeps): v
 
   async function runUpdate(id: string, run: (handle: ReturnType<typeof deps.temporal.workflow.getHandle>) => Promise<SubscriptionRecord>): Promise<SubscriptionRecord> {
     try {
-      return await run(deps.temporal.workflow.getHandle(workflowIdOf(id)));
+      return await withinSyncWait(deps, updateRetryingUnprocessed(() => run(deps.temporal.workflow.getHandle(workflowIdOf(id)))));
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === SUBSCRIPTION_INVALID_TRANSITION) {
         throw new ApiError('conflict', error.cause.message, { code: 'INVALID_STATUS_TRANSITION' });
       }
-      if (error instanceof WorkflowNotFoundError || /already completed/i.test(String((error as Error).message))) {
+      if (closedBeforeUpdate(error)) {
         throw new ApiError('conflict', 'this subscription is closed: no further change is possible', { code: 'INVALID_STATUS_TRANSITION' });
       }
       throw error;

@@ -21,6 +21,7 @@ import { startLifecycle } from '../lifecycle';
 import { pinnedConnections } from '../provider-connections';
 import type { RouteTable } from '../routes';
 import { findRecipient } from './recipients';
+import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const REQUIRED_KEY = { required: true, format: 'uuid', onDifferentPayload: 'replay' } as const;
 const KEY_HEADER = [{ name: 'X-Idempotency-Key', description: 'UUID, required; the same key returns the first answer', required: true, schema: { type: 'string', format: 'uuid' } }];
@@ -83,7 +84,7 @@ export function registerTransferRoutes(routes: RouteTable, deps: AppDeps): void 
         workflowId: `split-transfer-${id}`,
         args: [{ record, connection, providerRecipientId: onboarding.provider.recipient_id }],
         update: transferAnsweredUpdate,
-        searchAttributes: { ResourceType: ['split_transfer'], AccountId: [account._id], OrganizationCode: [organizationCode], ...(record.merchant_reference ? { MerchantReference: [record.merchant_reference] } : {}) },
+        searchAttributes: resourceSearchAttributes({ type: 'split_transfer', id, accountId: account._id, organizationCode, merchantReference: record.merchant_reference }),
         fallback: () => findOwnedRecord<TransferRecord>(deps.db, 'split_transfers', organizationCode, id),
       });
       ctx.status = 201;

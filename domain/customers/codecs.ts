@@ -4,7 +4,8 @@
  */
 import * as t from 'io-ts';
 import { annotate, boundedString, enumOf, HttpsUrl, refined, struct, Timestamp, Uuid } from '../codecs/common';
-import { CardNumber, customerPayerFields, ExpirationYear, SecurityCode } from '../payments/codecs';
+import { CardNumber, customerPayerFields, ExpirationYear, PaymentMethodTypeCodec, SecurityCode } from '../payments/codecs';
+import { METHOD_CATEGORIES, paymentMethodDefinition, PaymentMethodType } from '../payments/methods';
 import { intRange } from '../codecs/common';
 
 /** Countries where customer sessions (and enrollment) are offered (spec, "Customer session"). */
@@ -55,9 +56,38 @@ export const CustomerSession = t.type(
 export const EnrollmentInfo = t.type({ session: t.string, sdk_required_action: t.boolean }, 'EnrollmentInfo');
 
 export const EnrollablePaymentMethod = t.type(
-  { name: t.string, description: t.string, type: t.string, category: t.string, icon: t.string, enrollment: EnrollmentInfo },
+  {
+    name: t.string,
+    description: t.string,
+    type: annotate(PaymentMethodTypeCodec, { description: 'a value of the payment method vocabulary' }),
+    category: annotate(enumOf('MethodCategory', METHOD_CATEGORIES), { description: 'the method\'s family in the vocabulary (CARD, WALLET, ...)' }),
+    icon: t.string,
+    enrollment: EnrollmentInfo,
+  },
   'EnrollablePaymentMethod',
 );
+
+/**
+ * Method types a customer can enroll. Cards are vaulted by Switchyard itself, so they are
+ * enrollable in every session country; enrolling a wallet needs the provider's own
+ * enrollment flow, which no connector implements yet.
+ */
+export const ENROLLABLE_METHOD_TYPES: readonly PaymentMethodType[] = ['CARD'];
+
+/** The enrollable list of a session, described from the vocabulary. */
+export function enrollableMethods(session: string, iconBase: string) {
+  return ENROLLABLE_METHOD_TYPES.map((type) => {
+    const method = paymentMethodDefinition(type)!;
+    return {
+      name: method.name,
+      description: method.category === 'CARD' ? 'Credit and debit cards' : method.name,
+      type,
+      category: method.category,
+      icon: `${iconBase}/static/icons/${method.category.toLowerCase()}.svg`,
+      enrollment: { session, sdk_required_action: false },
+    };
+  });
+}
 export const EnrollablePaymentMethods = t.type({ payment_methods: t.array(EnrollablePaymentMethod) }, 'EnrollablePaymentMethods');
 
 /** Card enrollment inside a customer session (the form the checkout shows posts this). */

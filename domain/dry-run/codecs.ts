@@ -77,7 +77,7 @@ export const MerchantReference = boundedString(DRY_RUN_LIMITS.merchantReference.
 
 export const ProviderId = annotate(
   refined('ProviderId', t.string, (s) => /^[A-Z0-9_]{2,40}$/.test(s), 'must be an upper-case provider code from the catalogue', { type: 'string', pattern: '^[A-Z0-9_]{2,40}$' }),
-  { description: 'Upper-case provider code; must be in the configured catalogue (DRY_RUN_PROVIDERS).' },
+  { description: 'Upper-case provider code from the provider catalogue (see the README; DRY_RUN_PROVIDERS may narrow it); otherwise TRAFFIC_LOG_SEMANTIC_INVALID.' },
 );
 
 export const PaymentMethodType = enumOf('PaymentMethodType', PAYMENT_METHOD_TYPES);

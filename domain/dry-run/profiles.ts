@@ -6,6 +6,7 @@
  * can also be loaded from a file, see DRY_RUN_PROFILES_FILE). Providers without a profile are
  * validated in generic mode, which infers the mapping by matching values.
  */
+import { isCatalogueProvider } from '../providers/catalogue';
 
 export type Leg = 'REQUEST' | 'RESPONSE' | 'WEBHOOK';
 
@@ -116,6 +117,8 @@ export function profileProblems(profile: unknown): string[] {
   if (!p || typeof p !== 'object') return ['a profile must be an object'];
   if (typeof p.id !== 'string' || !p.id) problems.push('id is required');
   if (typeof p.provider_id !== 'string' || !/^[A-Z0-9_]{2,40}$/.test(p.provider_id)) problems.push('provider_id must be an upper-case provider code');
+  // No registration can name a provider outside the catalogue, so such a profile would never apply.
+  else if (!isCatalogueProvider(p.provider_id)) problems.push(`provider_id ${p.provider_id} is not in the provider catalogue`);
   if (p.amount_unit !== 'minor' && p.amount_unit !== 'major') problems.push('amount_unit must be minor or major');
   if (p.country_format !== 'alpha2' && p.country_format !== 'alpha3') problems.push('country_format must be alpha2 or alpha3');
   if (!Array.isArray(p.fields)) problems.push('fields must be an array');

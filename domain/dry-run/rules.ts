@@ -9,6 +9,7 @@ import { fieldErrorsOf } from '../errors';
 import { ApiError } from '../errors';
 import { DRY_RUN_LIMITS, DryRunEvent, DryRunEventsRequest, DryRunRegistrationRequest } from './codecs';
 import { dryRunError } from './errors';
+import { isCatalogueProvider, PROVIDER_CODES } from '../providers/catalogue';
 import * as t from 'io-ts';
 
 /** 413 when an event's encoded headers or body is past its limit (checked on the raw body). */
@@ -48,7 +49,8 @@ export function eventSemanticErrors(events: DryRunEvent[], prefix = 'events'): s
   return errors;
 }
 
-export function decodeRegistration(raw: unknown, providerCatalogue: ReadonlySet<string>): DryRunRegistrationRequest {
+/** `providerCatalogue`: the codes accepted here (the catalogue, or the part DRY_RUN_PROVIDERS keeps). */
+export function decodeRegistration(raw: unknown, providerCatalogue: ReadonlySet<string> = new Set(PROVIDER_CODES)): DryRunRegistrationRequest {
   checkEncodedSizes(raw);
   const reference = (raw as { merchant_reference?: unknown })?.merchant_reference;
   if (raw && typeof raw === 'object' && (reference === undefined || reference === null || (typeof reference === 'string' && reference.trim() === ''))) {
@@ -57,7 +59,11 @@ export function decodeRegistration(raw: unknown, providerCatalogue: ReadonlySet<
   const request = decodeWith(DryRunRegistrationRequest, raw);
   const errors = eventSemanticErrors(request.events);
   if (request.provider_id !== undefined && !providerCatalogue.has(request.provider_id)) {
-    errors.push(`provider_id ${request.provider_id} is not in the provider catalogue`);
+    errors.push(
+      isCatalogueProvider(request.provider_id)
+        ? `provider_id ${request.provider_id} is not enabled for dry-run here (DRY_RUN_PROVIDERS)`
+        : `provider_id ${request.provider_id} is not in the provider catalogue`,
+    );
   }
   if (errors.length) throw dryRunError('TRAFFIC_LOG_SEMANTIC_INVALID', errors);
   return request;

@@ -1,33 +1,24 @@
 /**
  * Pieces shared by unreferenced refunds, recipients, split transfers and subscriptions:
- * which provider can push credits where and the
+ * which provider can push credits where (from the provider catalogue), bank rails and the
  * callback URL rule. (Workflows import this module: nothing here may use Node APIs.)
  */
 import * as t from 'io-ts';
 import { refined } from '../codecs/common';
+import { CreditMethod, creditCapabilityOf, providerEntry, SEPA_COUNTRIES, supportsCredit } from '../providers/catalogue';
 
-/** Destination kinds of a credit (unreferenced refund). */
-export type CreditMethod = 'CARD' | 'BANK_TRANSFER' | 'WALLET';
+// Credit capabilities live in the provider catalogue (one table for every feature).
+export { SEPA_COUNTRIES, supportsCredit } from '../providers/catalogue';
+export type { CreditMethod } from '../providers/catalogue';
 
-export const SEPA_COUNTRIES = ['AT', 'BE', 'DE', 'ES', 'FI', 'FR', 'IE', 'IT', 'LU', 'NL', 'PT'] as const;
-
-/**
- * Credit (payout) capabilities per provider: the countries where it can push funds to each
- * kind of destination. Routing drops connections whose provider cannot serve the credit.
- * SANDBOX: card credits everywhere, bank credits on ACH (US), SEPA and five LATAM local
- * rails, wallet credits in four LATAM countries.
- */
-export const CREDIT_CAPABILITIES: Record<string, Record<CreditMethod, readonly string[] | 'ANY'>> = {
-  SANDBOX: {
-    CARD: 'ANY',
-    BANK_TRANSFER: ['US', ...SEPA_COUNTRIES, 'BR', 'MX', 'CO', 'PE', 'CL'],
-    WALLET: ['BR', 'MX', 'CO', 'AR'],
-  },
-};
-
-export function supportsCredit(providerId: string, method: CreditMethod, country: string): boolean {
-  const countries = CREDIT_CAPABILITIES[providerId]?.[method];
-  return countries === 'ANY' || (countries ?? []).includes(country);
+/** Why a provider cannot push this credit (null: the catalogue says it can). */
+export function creditRefusal(providerId: string, method: CreditMethod, country: string): string | null {
+  const entry = providerEntry(providerId);
+  if (!entry) return `${providerId} is not in the provider catalogue`;
+  const capability = creditCapabilityOf(method);
+  if (!entry.capabilities.includes(capability)) return `${providerId} has no ${capability} capability`;
+  if (!supportsCredit(providerId, method, country)) return `${providerId} does not push ${method} credits in ${country}`;
+  return null;
 }
 
 /** Bank rail of a destination: ACH (US checking/savings), SEPA (IBAN or mandate in a SEPA country), LOCAL otherwise. */

@@ -31,6 +31,7 @@ import {
 } from '../codecs/common';
 import type { FieldError } from '../errors';
 import { cardExpiryProblems } from './cards';
+import { CARD_METHOD_TYPES, flowOf, PAYMENT_METHOD_TYPES, PaymentFlow } from './methods';
 import {
   PAYMENT_STATUSES,
   PAYMENT_SUB_STATUSES,
@@ -43,23 +44,11 @@ import {
 // Vocabularies
 // ---------------------------------------------------------------------------------------
 
-/** payment_method.type; the same vocabulary dry-run uses for payment_method_type. */
-export const PAYMENT_METHOD_TYPES = [
-  'CARD',
-  'CREDIT_CARD',
-  'CREDIT_CARD_REFERENCE_TRANSACTION',
-  'DEBIT_CARD',
-  'TEST_CREDIT_CARD',
-  'ACH',
-  'BANK_TRANSFER',
-  'CRYPTO',
-  'CASH',
-] as const;
-export type PaymentMethodType = (typeof PAYMENT_METHOD_TYPES)[number];
-export const PaymentMethodTypeCodec = enumOf('PaymentMethodType', PAYMENT_METHOD_TYPES);
-
-/** Method types whose source is card data (inline, one-time token or vaulted token). */
-export const CARD_METHOD_TYPES: readonly PaymentMethodType[] = ['CARD', 'CREDIT_CARD', 'CREDIT_CARD_REFERENCE_TRANSACTION', 'DEBIT_CARD', 'TEST_CREDIT_CARD'];
+export { CARD_METHOD_TYPES, PAYMENT_METHOD_TYPES } from './methods';
+export type { PaymentMethodType } from './methods';
+export const PaymentMethodTypeCodec = annotate(enumOf('PaymentMethodType', PAYMENT_METHOD_TYPES), {
+  description: 'The payment method vocabulary; each value has a flow (card, redirect, voucher, bank_transfer, wallet_token), listed in the README',
+});
 
 /**
  * How the payer's interaction is driven:
@@ -213,7 +202,7 @@ export const PaymentMethodInput = struct(
   'PaymentMethodInput',
   { type: PaymentMethodTypeCodec },
   {
-    token: annotate(boundedString(1, 255), { description: 'one-time token from POST /v1/payment-method-tokens (single use, expires)' }),
+    token: annotate(boundedString(1, 4096), { description: 'card methods: one-time token from POST /v1/payment-method-tokens (single use, expires); wallet_token methods: the wallet\'s payment data' }),
     vaulted_token: annotate(Uuid, { description: 'vaulted_token of a method enrolled for the customer' }),
     vault_on_success: annotate(t.boolean, { description: 'enroll the card for customer_payer.id when the payment succeeds (default false)' }),
     detail: struct('PaymentMethodDetailInput', {}, { card: CardDetailInput }),
@@ -299,6 +288,30 @@ export function missingInlineCardFields(card: CardDetailInput | undefined, prefi
 }
 
 /**
+ * Sources a non-card method may carry. Card data, vaulted tokens (enrolled cards) and
+ * vault_on_success belong to the card flow; a wallet_token method paid server to server
+ * (workflow DIRECT) needs the wallet's payment data in `token`; redirect, voucher and
+ * bank_transfer methods take nothing: the payer acts at the provider.
+ */
+function nonCardSourceProblems(request: PaymentCreateRequest, flow: PaymentFlow | undefined): FieldError[] {
+  const method = request.payment_method;
+  const type = method.type;
+  const problems: FieldError[] = [];
+  const refuse = (field: string, why: string) => problems.push({ field, code: 'INVALID', message: `${field} ${why}` });
+  if (method.detail?.card !== undefined) refuse('payment_method.detail.card', `does not apply to ${type} (a ${flow} method)`);
+  if (method.vaulted_token !== undefined) refuse('payment_method.vaulted_token', `is an enrolled card and does not apply to ${type}`);
+  if (method.vault_on_success) refuse('payment_method.vault_on_success', `applies to cards only, not to ${type}`);
+  if (flow === 'wallet_token') {
+    if (method.token === undefined && (request.workflow ?? 'DIRECT') === 'DIRECT') {
+      problems.push({ field: 'payment_method.token', code: 'REQUIRED', message: `payment_method.token (the wallet's payment data) is required for ${type} with workflow DIRECT` });
+    }
+  } else if (method.token !== undefined) {
+    refuse('payment_method.token', `does not apply to ${type} (a ${flow} method)`);
+  }
+  return problems;
+}
+
+/**
  * Rules across fields that a codec cannot express. Returns one FieldError per problem
  * (empty when the request is consistent).
  */
@@ -308,8 +321,9 @@ export function paymentCreateProblems(request: PaymentCreateRequest, now: Date):
   const card = method.detail?.card;
   const tokenized = method.token !== undefined || method.vaulted_token !== undefined;
   const sources = [isInlineCard(card), method.token !== undefined, method.vaulted_token !== undefined].filter(Boolean).length;
+  const flow = flowOf(method.type);
   if (!CARD_METHOD_TYPES.includes(method.type)) {
-    problems.push({ field: 'payment_method.type', code: 'UNSUPPORTED', message: `payment_method.type ${method.type} is not supported for payment creation yet; use a card type` });
+    problems.push(...nonCardSourceProblems(request, flow));
   } else if (sources !== 1) {
     problems.push({
       field: 'payment_method',
@@ -319,10 +333,10 @@ export function paymentCreateProblems(request: PaymentCreateRequest, now: Date):
   } else if (!tokenized) {
     problems.push(...missingInlineCardFields(card, 'payment_method.detail.card'));
   }
-  if (method.vault_on_success && !request.customer_payer?.id) {
+  if (method.vault_on_success && CARD_METHOD_TYPES.includes(method.type) && !request.customer_payer?.id) {
     problems.push({ field: 'payment_method.vault_on_success', code: 'INVALID', message: 'vault_on_success needs customer_payer.id (the customer the card is enrolled for)' });
   }
-  if (method.vaulted_token && !request.customer_payer?.id) {
+  if (method.vaulted_token && CARD_METHOD_TYPES.includes(method.type) && !request.customer_payer?.id) {
     problems.push({ field: 'customer_payer.id', code: 'REQUIRED', message: 'paying with a vaulted_token needs customer_payer.id (the customer it is enrolled for)' });
   }
   const year = card?.expiration_year;

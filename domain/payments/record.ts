@@ -3,6 +3,7 @@
  * The record is what activities write to MongoDB; it never holds a PAN or CVV, only the
  * card's displayable facts and vault references.
  */
+import { flowOf } from './methods';
 import { addAmounts, compareAmounts, subtractAmounts } from '../money';
 import type { NormalizedPaymentCreate, Payment, TransactionView } from './codecs';
 import { PaymentState, transition, PaymentEvent, TransactionCategory, TransactionStatus, TransactionType } from './states';
@@ -113,6 +114,8 @@ export type SanitizedPaymentRequest = Omit<NormalizedPaymentCreate, 'payment_met
 export function sanitizePaymentRequest(request: NormalizedPaymentCreate): SanitizedPaymentRequest {
   const card = request.payment_method.detail?.card;
   const { detail: _detail, ...method } = request.payment_method;
+  // Wallet payment data carries a cryptogram: authentication data is never kept or echoed.
+  if (flowOf(method.type) === 'wallet_token') delete method.token;
   return {
     ...request,
     payment_method: {

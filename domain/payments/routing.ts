@@ -8,12 +8,11 @@ import * as t from 'io-ts';
 import { boundedArray, boundedString, CountryCode, CurrencyCode, DecimalAmount, enumOf, intRange, struct, Uuid, annotate } from '../codecs/common';
 import { compareAmounts } from '../money';
 import { CARD_BRANDS, PAYMENT_METHOD_TYPES } from './codecs';
+import { flowOf, PaymentFlow } from './methods';
+import { providerEntry, PROVIDER_CODES, providerTakes } from '../providers/catalogue';
 
-/** Providers of money movement (credits, onboardings, split transfers) and of pinned refunds. */
-export const PROVIDER_IDS = ['SANDBOX'] as const;
-
-/** Providers a payment can be routed to through a provider connection. */
-export const CONNECTION_PROVIDER_IDS = ['SANDBOX', 'STRIPE'] as const;
+/** Provider codes a connection, a pinned refund, an onboarding or a transfer may name: the catalogue's. */
+export const PROVIDER_IDS = PROVIDER_CODES;
 
 /** Providers whose connections carry credentials (required for them, refused for the others). */
 export const PROVIDERS_WITH_CREDENTIALS: readonly string[] = ['STRIPE'];
@@ -35,7 +34,9 @@ export const ProviderCredentialsInput = struct(
 export const ProviderConnectionCreate = struct(
   'ProviderConnectionCreate',
   {
-    provider_id: annotate(enumOf('ConnectionProviderId', CONNECTION_PROVIDER_IDS), { description: 'SANDBOX: the built-in sandbox acquirer; STRIPE: Stripe PaymentIntents (credentials required)' }),
+    provider_id: annotate(enumOf('ProviderId', PROVIDER_IDS), {
+      description: 'a code of the provider catalogue (README, "Provider catalogue"); SANDBOX is the built-in sandbox acquirer, STRIPE goes to Stripe PaymentIntents (credentials required). Connections to providers without a connector yet are kept but never routed to',
+    }),
     name: boundedString(3, 255),
     merchant_id: annotate(boundedString(1, 255), { description: 'the merchant identifier the provider issued for this connection (STRIPE: the account id, acct_...)' }),
   },
@@ -61,7 +62,7 @@ export const ProviderConnection = t.type(
 /** Why a connection's credentials do not fit its provider (field path + message), or null. */
 export function connectionCredentialsProblem(input: ProviderConnectionCreate): { field: string; message: string } | null {
   const needed = PROVIDERS_WITH_CREDENTIALS.includes(input.provider_id);
-  if (!needed) return input.credentials ? { field: 'credentials', message: `${input.provider_id} connections take no credentials` } : null;
+  if (!needed) return input.credentials ? { field: 'credentials', message: `Switchyard keeps no credentials for ${input.provider_id} connections` } : null;
   if (!input.credentials) return { field: 'credentials', message: `${input.provider_id} connections need credentials.secret_key` };
   // The message never repeats the key: a mistyped secret is still a secret.
   if (input.provider_id === 'STRIPE' && !STRIPE_KEY.test(input.credentials.secret_key)) {
@@ -133,6 +134,33 @@ export function ruleMatches(conditions: RoutingConditions, facts: RoutingFacts):
 export function selectRule<R extends RuleLike>(rules: R[], facts: RoutingFacts): R | null {
   const ordered = rules.map((rule, index) => ({ rule, index })).sort((a, b) => a.rule.priority - b.rule.priority || a.index - b.index);
   return ordered.find(({ rule }) => ruleMatches(rule.conditions, facts))?.rule ?? null;
+}
+
+/** Why a connection of a route cannot take a payment (null: it can). */
+export function connectionRefusal(providerId: string, facts: Pick<RoutingFacts, 'country' | 'paymentMethodType'>, flowsOf: (providerId: string) => readonly PaymentFlow[]): string | null {
+  if (!providerEntry(providerId)) return `${providerId} is not in the provider catalogue`;
+  if (!providerTakes(providerId, facts.paymentMethodType, facts.country)) return `${providerId} does not take ${facts.paymentMethodType} payments in ${facts.country}`;
+  const flow = flowOf(facts.paymentMethodType);
+  if (!flow || !flowsOf(providerId).includes(flow)) return `Switchyard has no ${providerId} connector for ${flow ?? facts.paymentMethodType} payments yet`;
+  return null;
+}
+
+/**
+ * The connections of a route that can take the payment: the catalogue says the provider
+ * takes the method in that country and a connector implements the method's flow. The
+ * reasons tell why the others were left out (for a 422 or a log line).
+ */
+export function servableConnections<C extends { providerId: string }>(
+  route: readonly C[], facts: Pick<RoutingFacts, 'country' | 'paymentMethodType'>, flowsOf: (providerId: string) => readonly PaymentFlow[],
+): { servable: C[]; refusals: string[] } {
+  const servable: C[] = [];
+  const refusals = new Set<string>();
+  for (const connection of route) {
+    const refusal = connectionRefusal(connection.providerId, facts, flowsOf);
+    if (refusal) refusals.add(refusal);
+    else servable.push(connection);
+  }
+  return { servable, refusals: [...refusals] };
 }
 
 /** The default route of an account without rules: two sandbox connections, one per simulated acquirer. */

@@ -22,6 +22,7 @@ import {
 import type { FieldError } from '../errors';
 import { Document } from '../payments/codecs';
 import { PROVIDER_IDS } from '../payments/routing';
+import { PROVIDER_CATALOGUE } from '../providers/catalogue';
 import { SecureCallbackUrl } from '../money-movement/common';
 
 export const NATIONAL_ENTITIES = ['INDIVIDUAL', 'ENTITY'] as const;
@@ -133,12 +134,17 @@ export function recipientProblems(r: RecipientCreateRequest): FieldError[] {
   return problems;
 }
 
+/** Providers that onboard marketplace recipients and pay them split transfers. */
+export const SPLIT_PROVIDER_CODES: readonly string[] = PROVIDER_CATALOGUE.filter((p) => p.capabilities.includes('split')).map((p) => p.code);
+
 export const OnboardingCreateRequest = struct(
   'OnboardingCreateRequest',
   {
     account_id: Uuid,
     type: annotate(enumOf('OnboardingType', ONBOARDING_TYPES), { description: 'PREVIOUSLY_ONBOARDED: link a recipient that exists at the provider (provider.recipient_id required); NEW: register it there' }),
-    provider: struct('OnboardingProviderInput', { id: enumOf('ProviderId', PROVIDER_IDS) }, {
+    provider: struct('OnboardingProviderInput', {
+      id: annotate(enumOf('ProviderId', PROVIDER_IDS), { description: `a provider catalogue code with the split capability (${SPLIT_PROVIDER_CODES.join(', ')}); another answers 422 SPLIT_NOT_SUPPORTED` }),
+    }, {
       connection_id: annotate(Uuid, { description: 'a connection of the account with this provider; default: its first' }),
       recipient_id: annotate(boundedString(1, 255), { description: 'the recipient\'s id at the provider (PREVIOUSLY_ONBOARDED)' }),
       recipient_type: enumOf('RecipientType', RECIPIENT_TYPES),

@@ -21,6 +21,7 @@ import type { FieldError } from '../errors';
 import { isIsoCountry } from '../iso-codes';
 import { CARD_BRANDS, CARD_TYPES, CardNumber, customerPayerFields, Document, ExpirationYear, SecurityCode, StoredCredentials } from '../payments/codecs';
 import { PROVIDER_IDS } from '../payments/routing';
+import { CREDIT_PROVIDER_CODES } from '../providers/catalogue';
 import { bankRailOf, CreditMethod, lastFourOf, SecureCallbackUrl } from '../money-movement/common';
 
 export const BANK_ACCOUNT_TYPES = ['IBAN', 'CHECKING', 'SAVINGS', 'CLABE', 'CCI', 'LOCAL', 'MANDATE'] as const;
@@ -93,7 +94,11 @@ export const UnreferencedRefundRequest = struct(
   },
   {
     merchant_reference: annotate(boundedString(3, 255), { description: 'defaults to merchant_order_id' }),
-    provider_data: struct('RefundProviderData', { id: annotate(enumOf('ProviderId', PROVIDER_IDS), { description: 'pins the refund to this provider and bypasses routing rules' }) }, {}),
+    provider_data: struct('RefundProviderData', {
+      id: annotate(enumOf('ProviderId', PROVIDER_IDS), {
+        description: `a provider catalogue code; pins the refund to this provider and bypasses routing rules. The ${CREDIT_PROVIDER_CODES.length} that can push credits: ${CREDIT_PROVIDER_CODES.join(', ')}; any other catalogue code answers 422 UNREFERENCED_REFUND_NOT_SUPPORTED`,
+      }),
+    }, {}),
     customer_payer: annotate(RefundCustomerPayer, { description: 'required for ACH, SEPA and wallet destinations (sanctions/AML screening)' }),
     metadata: annotate(metadataList(50, 512), { description: 'echoed in the response and in webhook payloads' }),
     callback_url: SecureCallbackUrl,

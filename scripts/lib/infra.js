@@ -17,6 +17,7 @@ const SEARCH_ATTRIBUTES = {
   ResourceType: 'Keyword',
   OrganizationCode: 'Keyword',
   ResourceStatus: 'Keyword',
+  ResourceId: 'Keyword',
 };
 
 function freePort() {
@@ -172,6 +173,7 @@ async function withPrivateInfra({ binaries, prefix, database, keepDataOnFailure 
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_NAMESPACE: 'default',
       FERRETDB_BIN: binaries.ferretdb,
+      TEMPORAL_BIN: binaries.temporal,
       LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
       SWITCHYARD_TEST_LOG_DIR: logDir,
       ...(stripeMock ? { STRIPE_MOCK_URL: stripeMock.url } : {}),

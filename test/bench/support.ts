@@ -22,7 +22,8 @@ export async function load(options: { concurrency: number; durationMs?: number; 
   let errors = 0;
   let issued = 0;
   const started = performance.now();
-  const more = () => (options.total !== undefined ? issued < options.total : performance.now() - started < options.durationMs!);
+  // Whichever bound comes first: the count, or the duration (requests in flight then finish).
+  const more = () => (options.total === undefined || issued < options.total) && (options.durationMs === undefined || performance.now() - started < options.durationMs);
   await Promise.all(
     Array.from({ length: options.concurrency }, async () => {
       while (more()) {

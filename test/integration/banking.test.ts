@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { verifyWebhookSignature } from '../../domain/webhooks';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { call, CallResult, getStack, newMerchant, TestStack } from '../support/stack';
+import { uuidFromKey } from '../../domain/ids';
 
 const US_DESTINATION = { account_number: '123456789012', routing_number: '021000021', account_name: 'Jane Payee', bank_name: 'Chase' };
 
@@ -199,7 +200,7 @@ describe('banking connectivity (integration)', function () {
         if (!found.length) await new Promise((r) => setTimeout(r, 200));
       }
       assert.equal(found.length, 1);
-      assert.ok(found[0].startsWith(`banking-transfer-${merchant.organization_code}-`));
+      assert.equal(found[0], `banking-transfer-${response.body.id}`, 'the workflow id carries the transfer id');
     });
 
     it('UK: iban, or account_number with sort_code; AU: account_number with bsb', async () => {
@@ -403,10 +404,10 @@ describe('banking connectivity (integration)', function () {
         assert.equal(response.body.http_code, 503);
         assert.match(response.body.messages[0], /retry it with the same X-Idempotency-Key/);
         assert.ok(Date.now() - started >= 1_900);
-        assert.equal(await stack.db.collection('idempotency_keys').countDocuments({ _id: `${merchant.organization_code}:${key}` as never }), 0);
+        assert.equal(await stack.db.collection('idempotency_keys').countDocuments({ _id: `${merchant.organization_code}:POST /v1/banking/transfers:${key}` as never }), 0);
       } finally {
         await api.close();
-        await stack.temporal.workflow.getHandle(`banking-transfer-${merchant.organization_code}-${key}`).terminate('test cleanup').catch(() => undefined);
+        await stack.temporal.workflow.getHandle(`banking-transfer-${uuidFromKey('banking-transfer', merchant.organization_code, key)}`).terminate('test cleanup').catch(() => undefined);
       }
     });
   });

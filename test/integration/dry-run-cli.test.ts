@@ -12,11 +12,12 @@ import { getStack, newMerchant } from '../support/stack';
 import { paymentFor } from '../support/dry-run';
 import { sandboxRequestBody, sandboxResponseBody, TEST_PAN } from '../support/dry-run-fixtures';
 
-const CLI = path.resolve(__dirname, '..', '..', '..', 'scripts', 'switchyard-cli.js');
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const CLI = path.join(ROOT, 'scripts', 'switchyard-cli.js');
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -87,7 +88,7 @@ describe('switchyard dry-run check (integration, CLI)', function () {
         ],
       },
     };
-    const args = ['dry-run', 'check', '--url', url, '--provider', 'GENERIC', '--traffic', write('capture.har', har), '--payment', write('payment.json', paymentFor(merchant, 'ci-order-1'))];
+    const args = ['dry-run', 'check', '--url', url, '--provider', 'PAGSEGURO', '--traffic', write('capture.har', har), '--payment', write('payment.json', paymentFor(merchant, 'ci-order-1'))];
     const strict = await run([...args, '--fail-on', 'warn'], env);
     assert.equal(strict.code, 1, strict.stderr + strict.stdout);
     assert.match(strict.stdout, /verdict WARN/);
@@ -96,10 +97,36 @@ describe('switchyard dry-run check (integration, CLI)', function () {
     assert.equal(lenient.code, 0, lenient.stderr + lenient.stdout);
   });
 
+  it('the README names only shipped files, and its GitHub Actions command passes on them (examples/dry-run)', async () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const named = [...readme.matchAll(/--(?:traffic|payment) +([^\s\\]+)/g)].map((m) => m[1]);
+    assert.ok(named.length >= 4, `README names ${named.length} input files`);
+    for (const file of named) assert.ok(fs.existsSync(path.join(ROOT, file)), `README names ${file}, which is not in the repository`);
+
+    const step = /- run: npx switchyard (dry-run check [^\n]+)/.exec(readme);
+    assert.ok(step, 'no GitHub Actions step running npx switchyard dry-run check in the README');
+    const args = step![1].trim().split(/ +/);
+    // The step runs in a checkout: the same relative paths, from a directory of our own for the report.
+    const checkout = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-ci-'));
+    fs.symlinkSync(path.join(ROOT, 'examples'), path.join(checkout, 'examples'));
+    try {
+      const r = await run(args, { ...env, SWITCHYARD_URL: url, SWITCHYARD_ACCOUNT_ID: merchant.account_id }, checkout);
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      assert.match(r.stdout, /verdict PASS {2}score 100\/100/);
+      const junitArg = args[args.indexOf('--junit') + 1];
+      assert.match(fs.readFileSync(path.join(checkout, junitArg), 'utf8'), /tests="1" failures="0"/);
+    } finally {
+      fs.rmSync(checkout, { recursive: true, force: true });
+    }
+  });
+
   it('exits 2 on usage errors and 3 when Switchyard refuses the call', async () => {
     assert.equal((await run(['dry-run', 'check', '--traffic', 'x.json'], env)).code, 2);
     assert.equal((await run(['dry-run', 'check', '--url', url, '--traffic', write('t.json', traffic()), '--payment', write('p.json', paymentFor(merchant, 'ci-order-1'))], {})).code, 2, 'no credentials');
     assert.equal((await run(['dry-run', 'check', '--url', url, '--traffic', write('t.json', traffic()), '--payment', write('p.json', paymentFor(merchant, 'ci-order-1')), '--fail-on', 'maybe'], env)).code, 2);
+    const noAccount = await run(['dry-run', 'check', '--url', url, '--traffic', path.join(ROOT, 'examples', 'dry-run', 'provider-traffic.har'), '--payment', path.join(ROOT, 'examples', 'dry-run', 'payment-request.json')], env);
+    assert.equal(noAccount.code, 2, 'a request file without account_id and no --account-id');
+    assert.match(noAccount.stderr, /--account-id or set SWITCHYARD_ACCOUNT_ID/);
     const refused = await run(['dry-run', 'check', '--url', url, '--traffic', write('t.json', traffic()), '--payment', write('p.json', paymentFor(merchant, 'ci-order-1'))], { SWITCHYARD_PUBLIC_API_KEY: 'pk_nope', SWITCHYARD_PRIVATE_SECRET_KEY: 'sk_nope' });
     assert.equal(refused.code, 3);
     assert.match(refused.stderr, /401 AuthenticationFail/);

@@ -9,6 +9,8 @@ import { startWorker } from '../../activities/worker';
 import { EncryptionCodec } from '../../activities/runtime/payload-codec';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { DRY_RUN_LIMITS } from '../../domain/dry-run/codecs';
+import { PAYMENT_METHOD_TYPES } from '../../domain/payments/methods';
+import { PROVIDER_CODES } from '../../domain/providers/catalogue';
 import { call, getStack, newMerchant, testConfig, TestStack } from '../support/stack';
 import { b64, requestEvent, responseEvent, sandboxRequestBody, TEST_CVV, TEST_PAN, TEST_TOKEN, webhookEvent } from '../support/dry-run-fixtures';
 import { dryRunPay, getRegistration, paymentFor, register, registrationBody, sandboxExchange, uniqueReference, waitForRegistration } from '../support/dry-run';
@@ -129,9 +131,32 @@ describe('dry-run (integration)', function () {
     it('provider_id from the catalogue, payment_method_type from the vocabulary', async () => {
       expectError(await register(merchant, registrationBody(uniqueReference(), { provider_id: 'NOT_A_PROVIDER' })), 400, 'TRAFFIC_LOG_SEMANTIC_INVALID');
       expectError(await register(merchant, registrationBody(uniqueReference(), { payment_method_type: 'PIGEON' })), 400, 'TRAFFIC_LOG_VALIDATION_FAILED');
-      const empty = await register(merchant, registrationBody(uniqueReference(), { payment_method_type: '', provider_id: 'GENERIC' }));
+      const empty = await register(merchant, registrationBody(uniqueReference(), { payment_method_type: '', provider_id: 'ADYEN' }));
       assert.equal(empty.status, 201);
       assert.equal(empty.body.payment_method_type, '');
+    });
+
+    it('accepts every catalogue code and every vocabulary value; refuses others with the spec\'s error', async () => {
+      // 50 registrations cover the 50 codes and, cycling, the 33 vocabulary values. One at a
+      // time: each starts a pairing workflow, and a burst would slow the tests that follow.
+      assert.ok(PROVIDER_CODES.length >= PAYMENT_METHOD_TYPES.length);
+      for (const [i, provider_id] of PROVIDER_CODES.entries()) {
+        const payment_method_type = PAYMENT_METHOD_TYPES[i % PAYMENT_METHOD_TYPES.length];
+        const r = await register(merchant, registrationBody(uniqueReference('cat'), { provider_id, payment_method_type }));
+        assert.equal(r.status, 201, `${provider_id} / ${payment_method_type}: ${JSON.stringify(r.body)}`);
+        assert.deepEqual([r.body.provider_id, r.body.payment_method_type], [provider_id, payment_method_type]);
+      }
+      for (const provider_id of ['GENERIC', 'STRIPE_V2', 'PAYPAL_BRAINTREE']) {
+        const r = await register(merchant, registrationBody(uniqueReference(), { provider_id }));
+        expectError(r, 400, 'TRAFFIC_LOG_SEMANTIC_INVALID');
+        assert.match(r.body.messages.join(' '), new RegExp(`provider_id ${provider_id} is not in the provider catalogue`));
+      }
+      for (const provider_id of ['adyen', 'Mercado Pago']) expectError(await register(merchant, registrationBody(uniqueReference(), { provider_id })), 400, 'TRAFFIC_LOG_VALIDATION_FAILED');
+      for (const payment_method_type of ['WALLET', 'apple_pay', 'PIX ', 'KHIPU']) {
+        const r = await register(merchant, registrationBody(uniqueReference(), { payment_method_type }));
+        expectError(r, 400, 'TRAFFIC_LOG_VALIDATION_FAILED');
+        assert.ok(r.body.messages.some((m: string) => m.startsWith('payment_method_type')), JSON.stringify(r.body));
+      }
     });
 
     it('headers: 64 KB decoded is legal; one byte more, or past 87,400 encoded characters, is 413', async () => {
@@ -349,7 +374,8 @@ describe('dry-run (integration)', function () {
         requestEvent({ order: { orderId: reference, totalCents: 15050, currencyCode: 'usd' }, payer: { mail: 'ana@example.com', countryCode: 'BRA' }, payment: { pan: TEST_PAN, installmentCount: 2 }, metadata: { campaign: 'spring', channel: 'app' } }),
         responseEvent({ result: 'declined', error: { code: 'do_not_honor' } }, { http_status_code: 402 }),
       ];
-      const reg = await register(merchant, { merchant_reference: reference, provider_id: 'GENERIC', events });
+      // PagSeguro has no mapping profile: generic mode (its wire facts match this traffic: minor units, alpha-3).
+      const reg = await register(merchant, { merchant_reference: reference, provider_id: 'PAGSEGURO', events });
       await dryRunPay(merchant, paymentFor(merchant, reference));
       const report = (await waitForRegistration(merchant, reg.body.id, (r) => r.status === 'VALIDATED')).report;
       assert.equal(report.mode, 'generic');

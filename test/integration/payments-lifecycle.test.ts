@@ -32,6 +32,65 @@ describe('payments: routing, failover, idempotency, capture / cancel / refund', 
     assert.equal(unknown.status, 400);
   });
 
+  it('connections name catalogue providers; routing skips those without a connector', async () => {
+    const m = await newMerchant();
+    const connect = (provider_id: string) => call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id, name: `${provider_id} connection`, merchant_id: `mid-${provider_id}` }, credentials: m });
+    const adyen = await connect('ADYEN');
+    assert.equal(adyen.status, 201, adyen.text);
+    assert.equal(adyen.body.provider_id, 'ADYEN');
+    const unknown = await connect('ACME');
+    assert.equal(unknown.status, 400, unknown.text);
+    assert.deepEqual(unknown.body.errors.map((e: any) => e.field), ['provider_id']);
+
+    // ADYEN first in the rule: no connector yet, so the card goes to the sandbox connection behind it.
+    await call(`/v1/accounts/${m.account_id}/routing-rules`, { body: { name: 'Adyen then sandbox', priority: 10, conditions: { countries: ['CO'] }, connection_ids: [adyen.body.id, 'default-sandbox-1'] }, credentials: m });
+    await call(`/v1/accounts/${m.account_id}/routing-rules`, { body: { name: 'Adyen only', priority: 20, conditions: { countries: ['MX'] }, connection_ids: [adyen.body.id] }, credentials: m });
+    const co = await pay(m, TEST_CARDS.approved);
+    assert.equal(co.body.status, 'SUCCEEDED', co.text);
+    assert.deepEqual(co.body.transactions.map((t: any) => [t.provider_id, t.provider_data.account_id]), [['SANDBOX', 'default-sandbox-1']]);
+    // Nothing can take it: NO_ROUTE, never a workflow failing on a missing connector.
+    const mx = await pay(m, TEST_CARDS.approved, { country: 'MX' });
+    assert.deepEqual([mx.body.status, mx.body.sub_status, mx.body.transactions.length], ['ERROR', 'NO_ROUTE', 0], mx.text);
+  });
+
+  it('judges non-card methods at the door: 422 PAYMENT_METHOD_NOT_SUPPORTED, nothing stored; dry-run accepts them', async () => {
+    const m = await newMerchant();
+    const s = await getStack();
+    const nonCard = (type: string, overrides: Record<string, unknown> = {}) => ({
+      ...paymentBody(m, TEST_CARDS.approved, { country: 'BR', amount: { currency: 'BRL', value: 120.5 }, ...overrides }),
+      payment_method: { type, ...(overrides.payment_method as object | undefined) },
+    });
+    for (const [type, extra] of [['PIX', {}], ['OXXO', {}], ['APPLE_PAY', { payment_method: { token: 'eyJ3YWxsZXQiOiJkYXRhIn0=' } }], ['PAYPAL', {}]] as const) {
+      const r = await call('/v1/payments', { body: nonCard(type, extra), credentials: m });
+      assert.equal(r.status, 422, `${type}: ${r.text}`);
+      assert.equal(r.body.code, 'PAYMENT_METHOD_NOT_SUPPORTED');
+      assert.match(r.body.message, new RegExp(`no connection of this account can take ${type} payments in BR`));
+      assert.match(r.body.message, new RegExp(`SANDBOX does not take ${type} payments in BR`));
+      assert.deepEqual(r.body.errors.map((e: any) => [e.field, e.code]), [['payment_method.type', 'UNSUPPORTED']]);
+    }
+    // A route to a provider that takes PIX in BR but has no connector says so.
+    const adyen = await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'ADYEN', name: 'Adyen BR', merchant_id: 'mid-adyen' }, credentials: m });
+    await call(`/v1/accounts/${m.account_id}/routing-rules`, { body: { name: 'Pix', priority: 1, conditions: { payment_method_types: ['PIX'] }, connection_ids: [adyen.body.id] }, credentials: m });
+    const pix = await call('/v1/payments', { body: nonCard('PIX'), credentials: m });
+    assert.equal(pix.status, 422, pix.text);
+    assert.match(pix.body.message, /no ADYEN connector for bank_transfer payments yet/);
+    const nequi = await call('/v1/payments', { body: nonCard('NEQUI', { country: 'CO', amount: { currency: 'COP', value: 50000 } }), credentials: m });
+    assert.equal(nequi.status, 422, nequi.text);
+    assert.match(nequi.body.message, /no routing rule of the account matches this payment/);
+    assert.equal(await s.db.collection('payments').countDocuments({ account_id: m.account_id }), 0);
+
+    // Sources that belong to cards are refused on other methods (400, field by field).
+    const withCard = await call('/v1/payments', { body: { ...nonCard('PIX'), payment_method: { type: 'PIX', detail: paymentBody(m, TEST_CARDS.approved).payment_method.detail } }, credentials: m });
+    assert.equal(withCard.status, 400, withCard.text);
+    assert.deepEqual(withCard.body.errors.map((e: any) => e.field), ['payment_method.detail.card']);
+    const noToken = await call('/v1/payments', { body: nonCard('GOOGLE_PAY'), credentials: m });
+    assert.deepEqual([noToken.status, noToken.body.errors?.[0]?.field], [400, 'payment_method.token']);
+
+    // Dry-run validates and stores without routing, for every method of the vocabulary.
+    const dry = await call('/v1/payments', { body: nonCard('PIX'), credentials: m, headers: { 'Dry-run': 'true' } });
+    assert.equal(dry.status, 201, dry.text);
+  });
+
   it('creates exactly one payment for 20 concurrent duplicates with one X-Idempotency-Key', async () => {
     const m = await newMerchant();
     const key = crypto.randomUUID();

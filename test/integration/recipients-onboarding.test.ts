@@ -49,6 +49,17 @@ describe('recipients and onboarding', function () {
     assert.equal(badCategory.body.errors[0].field, 'documentation.0.content_category');
     const insecure = await call(path, { body: onboardingBody(m, { callback_url: 'http://example.com/x' }), credentials: m });
     assert.equal(insecure.body.errors[0].field, 'callback_url');
+
+    // Providers come from the catalogue; onboarding needs its split capability and a connector.
+    const unknown = await call(path, { body: onboardingBody(m, { provider: { id: 'ACME', recipient_type: 'INDIVIDUAL' } }), credentials: m });
+    assert.deepEqual([unknown.status, unknown.body.errors[0].field], [400, 'provider.id']);
+    const noSplit = await call(path, { body: onboardingBody(m, { provider: { id: 'KLARNA', recipient_type: 'INDIVIDUAL' } }), credentials: m });
+    assert.deepEqual([noSplit.status, noSplit.body.code], [422, 'SPLIT_NOT_SUPPORTED'], noSplit.text);
+    const noConnection = await call(path, { body: onboardingBody(m, { provider: { id: 'STRIPE', recipient_type: 'INDIVIDUAL' } }), credentials: m });
+    assert.deepEqual([noConnection.status, noConnection.body.code], [404, 'CONNECTION_NOT_FOUND'], noConnection.text);
+    await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'STRIPE', name: 'Stripe Connect', merchant_id: 'acct_1' }, credentials: m });
+    const noConnector = await call(path, { body: onboardingBody(m, { provider: { id: 'STRIPE', recipient_type: 'INDIVIDUAL' } }), credentials: m });
+    assert.deepEqual([noConnector.status, noConnector.body.code], [422, 'SPLIT_NOT_SUPPORTED'], noConnector.text);
   });
 
   it('onboards a NEW recipient to SUCCEEDED with history, documents by reference and a webhook to callback_url', async () => {

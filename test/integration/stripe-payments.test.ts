@@ -93,7 +93,7 @@ describe('STRIPE connections (stripe-mock)', function () {
     const connection = await addStripeConnection(m);
     await route(m, [connection.id], { currencies: ['USD'] });
 
-    const auth = await pay(m, STRIPE_TEST_CARDS.visa, { capture: false, amount: { currency: 'USD', value: 50.25 } });
+    const auth = await pay(m, STRIPE_TEST_CARDS.visa, { country: 'US', capture: false, amount: { currency: 'USD', value: 50.25 } });
     assert.equal(auth.status, 201, auth.text);
     assert.deepEqual([auth.body.status, auth.body.sub_status, auth.body.amount.value, auth.body.amount.captured], ['SUCCEEDED', 'AUTHORIZED', 50.25, 0]);
     const authorization = auth.body.transactions[0];
@@ -183,7 +183,7 @@ describe('STRIPE connections (stripe-mock)', function () {
     const proxy = await stripeProxy();
     const connection = await addStripeConnection(m);
     await route(m, [connection.id]);
-    const auth = await pay(m, STRIPE_TEST_CARDS.visa, { capture: false, amount: { currency: 'EUR', value: 19.99 } });
+    const auth = await pay(m, STRIPE_TEST_CARDS.visa, { country: 'DE', capture: false, amount: { currency: 'EUR', value: 19.99 } });
     assert.equal(auth.body.sub_status, 'AUTHORIZED', auth.text);
     const cancel = await call(`/v1/payments/${auth.body.id}/cancel`, { body: { reason: 'out of stock' }, credentials: m });
     assert.equal(cancel.status, 200, cancel.text);
@@ -201,7 +201,7 @@ describe('STRIPE connections (stripe-mock)', function () {
     await route(m, [connection.id, 'default-sandbox-1']);
 
     // insufficient_funds is soft: the sandbox (same test card number: its own 51) is tried next.
-    const soft = await pay(m, STRIPE_TEST_CARDS.insufficientFunds);
+    const soft = await pay(m, STRIPE_TEST_CARDS.insufficientFunds, { country: 'US' });
     const softFull = await call(`/v1/payments/${soft.body.id}?include_transactions=true`, { credentials: m });
     const [stripeTry] = softFull.body.transactions;
     assert.deepEqual(
@@ -210,10 +210,10 @@ describe('STRIPE connections (stripe-mock)', function () {
     );
     assert.deepEqual(softFull.body.transactions.map((t: any) => t.provider_id), ['STRIPE', 'SANDBOX']);
 
-    const hard = await pay(m, STRIPE_TEST_CARDS.stolenCard);
+    const hard = await pay(m, STRIPE_TEST_CARDS.stolenCard, { country: 'US' });
     assert.deepEqual([hard.body.status, hard.body.transactions.length, hard.body.transactions[0].category, hard.body.transactions[0].response_code, hard.body.transactions[0].provider_data.iso8583_response_code], ['DECLINED', 1, 'HARD_DECLINE', 'STOLEN_CARD', '43']);
 
-    const threeDs = await pay(m, STRIPE_TEST_CARDS.authenticationRequired);
+    const threeDs = await pay(m, STRIPE_TEST_CARDS.authenticationRequired, { country: 'US' });
     assert.deepEqual([threeDs.body.status, threeDs.body.sub_status, threeDs.body.transactions[0].category, threeDs.body.transactions[0].three_d_secure_action_required], ['PENDING', 'WAITING_ADDITIONAL_STEP', 'THREE_D_SECURE', true]);
     assert.equal(threeDs.body.transactions[0].provider_data.iso8583_response_code, '1A');
 
@@ -229,12 +229,12 @@ describe('STRIPE connections (stripe-mock)', function () {
     const stripe = await addStripeConnection(m);
     const outageId = `outage-${m.account_id}`;
     const sandbox = await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'SANDBOX', name: 'Sandbox in outage', merchant_id: outageId }, credentials: m });
-    await route(m, [stripe.id, 'default-sandbox-1'], { countries: ['CO'] });
+    await route(m, [stripe.id, 'default-sandbox-1'], { countries: ['US'] });
     await route(m, [sandbox.body.id, stripe.id], { countries: ['MX'] });
 
     proxy.failure = 'rate_limit';
     try {
-      const first = await pay(m, TEST_CARDS.approved);
+      const first = await pay(m, TEST_CARDS.approved, { country: 'US' });
       assert.equal(first.body.status, 'SUCCEEDED', first.text);
       const full = await call(`/v1/payments/${first.body.id}?include_transactions=true`, { credentials: m });
       assert.deepEqual(full.body.transactions.map((t: any) => [t.provider_id, t.status, t.response_code]), [['STRIPE', 'ERROR', 'RATE_LIMITED'], ['SANDBOX', 'SUCCEEDED', 'APPROVED']]);

@@ -229,6 +229,34 @@ describe('unreferenced refunds', function () {
     assert.equal(pinned.body.code, 'UNREFERENCED_REFUND_NOT_SUPPORTED');
   });
 
+  it('answers 422 UNREFERENCED_REFUND_NOT_SUPPORTED from the catalogue\'s capabilities, before anything is stored', async () => {
+    const m = await newMerchant();
+    const s = await getStack();
+    const expect422 = async (body: unknown, reason: RegExp) => {
+      const r = await refund(m, body);
+      assert.equal(r.status, 422, r.text);
+      assert.deepEqual([r.body.code, r.body.status, r.body.title], ['UNREFERENCED_REFUND_NOT_SUPPORTED', 422, 'Unprocessable Entity']);
+      assert.match(r.body.detail, reason);
+    };
+    // A catalogue provider without the capability: Mercado Pago pushes no card credits.
+    await expect422(cardRefund(m, { provider_data: { id: 'MERCADO_PAGO' } }), /through MERCADO_PAGO: MERCADO_PAGO has no unreferenced_refund capability/);
+    // Capable, but not for this destination or country.
+    await expect422(cardRefund(m, { country: 'GB', provider_data: { id: 'CHECKOUT' } }), /CHECKOUT does not push CARD credits in GB/);
+    await expect422(
+      cardRefund(m, { country: 'US', customer_payer: payer, provider_data: { id: 'STRIPE' }, payment_method: { detail: { wallet: { payment_token: 'wallet-1' } } } }),
+      /STRIPE does not push WALLET credits in US/,
+    );
+    // Capable there, but the account has no connection Switchyard can send it through.
+    await expect422(cardRefund(m, { country: 'US', provider_data: { id: 'ADYEN' } }), /no ADYEN connection Switchyard can send credits through yet/);
+    const adyen = await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'ADYEN', name: 'Adyen US', merchant_id: 'mid-adyen' }, credentials: m });
+    assert.equal(adyen.status, 201, adyen.text);
+    await expect422(cardRefund(m, { country: 'US', provider_data: { id: 'ADYEN' } }), /no ADYEN connection Switchyard can send credits through yet/);
+    assert.equal(await s.db.collection('unreferenced_refunds').countDocuments({ account_id: m.account_id }), 0);
+    // A code outside the catalogue is a 400, not a 422.
+    const unknown = await refund(m, cardRefund(m, { provider_data: { id: 'NOT_A_PROVIDER' } }));
+    assert.deepEqual([unknown.status, unknown.body.errors[0].field], [400, 'provider_data.id']);
+  });
+
   it('fails over soft declines, stops at hard declines, and rejects on stand-alone fraud screening without calling the provider', async () => {
     const m = await newMerchant();
     const soft = await refund(m, cardRefund(m, {}, TEST_CARDS.insufficientFunds));

@@ -1,7 +1,10 @@
 /**
- * Root hooks: stop the shared stack after the suite and print a plain closing tally.
+ * Root hooks: stop the shared stack after the suite and print a plain closing tally. With
+ * RECORD_HISTORIES=<release> (`npm run record:histories`), first keep the workflow histories
+ * the suite produced as replay fixtures.
  */
-import { stopStack } from './stack';
+import { getStack, stopStack } from './stack';
+import { recordHistories } from './histories';
 
 let passed = 0;
 let failed = 0;
@@ -13,7 +16,12 @@ export const mochaHooks = {
     else if (state === 'failed') failed++;
   },
   async afterAll(this: Mocha.Context) {
-    this.timeout(60_000);
+    this.timeout(120_000);
+    if (process.env.RECORD_HISTORIES) {
+      const stack = await getStack();
+      const written = await recordHistories(stack.temporal, stack.keyring, process.env.RECORD_HISTORIES);
+      process.stdout.write(`recorded ${written.length} workflow histories:\n${written.map((f) => `  ${f}`).join('\n')}\n`);
+    }
     await stopStack();
     process.on('exit', (code) => {
       // mocha's own summary is above; this line is the runner-independent tally.

@@ -6,9 +6,11 @@ import { ingestEvent, ingestEvents, parseHeaders } from '../../domain/dry-run/de
 import { errorTableMarkdown, DRY_RUN_ERROR_CODES } from '../../domain/dry-run/errors';
 import { Redactor } from '../../domain/dry-run/redact';
 import { decodeRegistration } from '../../domain/dry-run/rules';
+import { PROVIDER_CODES } from '../../domain/providers/catalogue';
+import { loadConfig } from '../../activities/runtime/config';
 import { b64, requestEvent, responseEvent, webhookEvent } from '../support/dry-run-fixtures';
 
-const CATALOGUE = new Set(['SANDBOX', 'GENERIC']);
+const CATALOGUE = new Set(PROVIDER_CODES);
 const redactor = new Redactor((v) => `h${v.length}`.padEnd(12, '0'));
 
 function rejects(raw: unknown, code: string, status: number): ApiError {
@@ -84,6 +86,23 @@ describe('unit: dry-run registration rules', () => {
   it('provider_id must be in the catalogue', () => {
     rejects({ ...valid(), provider_id: 'ACME' }, 'TRAFFIC_LOG_SEMANTIC_INVALID', 400);
     rejects({ ...valid(), provider_id: 'lower' }, 'TRAFFIC_LOG_VALIDATION_FAILED', 400);
+    for (const code of PROVIDER_CODES) assert.equal(decodeRegistration({ ...valid(), provider_id: code }).provider_id, code);
+  });
+
+  it('DRY_RUN_PROVIDERS narrows the catalogue and says so', () => {
+    const error = (() => {
+      try {
+        decodeRegistration({ ...valid(), provider_id: 'ADYEN' }, new Set(['SANDBOX']));
+      } catch (e) {
+        return e as ApiError;
+      }
+      return assert.fail('expected a refusal');
+    })();
+    assert.equal(error.code, 'TRAFFIC_LOG_SEMANTIC_INVALID');
+    assert.match(error.messages.join(' '), /not enabled for dry-run here \(DRY_RUN_PROVIDERS\)/);
+    assert.throws(() => loadConfig({ DRY_RUN_PROVIDERS: 'SANDBOX,GENERIC' }), /GENERIC/);
+    assert.deepEqual(loadConfig({ DRY_RUN_PROVIDERS: ' ADYEN , SANDBOX ' }).dryRun.providers, ['ADYEN', 'SANDBOX']);
+    assert.deepEqual(loadConfig({}).dryRun.providers, [...PROVIDER_CODES]);
   });
 
   it('encoded size limits answer 413 at one past the limit', () => {
