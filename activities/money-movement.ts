@@ -19,6 +19,7 @@ import { findVaultCard, openPan } from './repositories/vault';
 import { fullYear } from '../domain/payments/cards';
 import { compareAmounts, toMinor } from '../domain/money';
 import { appendEntry, LedgerEntryKind } from './repositories/ledger';
+import { BankWithdrawal, LegalRepresentative, RecipientRecord, renderRecipient, StoredDocumentRef } from '../domain/recipients/codecs';
 
 
 export interface CreditInput {
@@ -53,6 +54,16 @@ export interface OnboardAtProviderResult {
   onboardingUrl: string | null;
   redirectUrl: string | null;
   reason: string | null;
+}
+
+export interface ApplyOnboardingInput {
+  organizationCode: string;
+  recipientId: string;
+  bank: BankWithdrawal | null;
+  legalRepresentatives: LegalRepresentative[];
+  documentation: StoredDocumentRef[];
+  /** The onboarding's update time, so a retry writes the same. */
+  at: string;
 }
 
 export function createMoneyMovementActivities(deps: ActivityDeps) {
@@ -135,6 +146,28 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
         redirectUrl: body.redirect_url ?? null,
         reason: result.category === 'APPROVED' ? null : result.responseMessage,
       };
+    },
+
+    /**
+     * A SUCCEEDED onboarding's data becomes the recipient's: the withdrawal method it was
+     * onboarded with, its legal representatives and documents. Idempotent (plain $set), so a
+     * retry writes the same. Answers the recipient as the onboarding then shows it.
+     */
+    async applyOnboardingToRecipient(input: ApplyOnboardingInput): Promise<ReturnType<typeof renderRecipient> | null> {
+      const recipients = db.collection('recipients');
+      const filter = { _id: input.recipientId as never, organization_code: input.organizationCode };
+      await recipients.updateOne(filter, {
+        $set: {
+          ...(input.bank ? { 'withdrawal_methods.bank': input.bank } : {}),
+          legal_representatives: input.legalRepresentatives,
+          documentation: input.documentation,
+          updated_at: input.at,
+        },
+      });
+      const doc = await recipients.findOne(filter);
+      if (!doc) return null;
+      const { _id, ...rest } = doc;
+      return renderRecipient({ id: String(_id), ...rest } as unknown as RecipientRecord);
     },
 
     /** Appends one ledger operation (idempotent by operationKey); a debit below zero is refused. */

@@ -27,6 +27,7 @@ import { registerRefundRoutes } from './routers/refunds';
 import { registerRecipientRoutes } from './routers/recipients';
 import { registerTransferRoutes } from './routers/transfers';
 import { registerSubscriptionRoutes } from './routers/subscriptions';
+import { registerStaticRoutes } from './routers/static';
 import { RouteTable } from './routes';
 
 export interface App {
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): App {
 
   registerSystemRoutes(routes, deps);
   registerCodecRoutes(routes, deps);
+  registerStaticRoutes(routes, deps);
   registerPingRoutes(routes, deps);
   registerPaymentRoutes(routes, deps);
   registerCustomerRoutes(routes, deps);

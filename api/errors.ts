@@ -33,25 +33,52 @@ const DEFAULT_CODES: Record<ErrorKind, string> = {
   unavailable: 'SERVICE_UNAVAILABLE',
 };
 
+/**
+ * What a request without credentials (missing) and with wrong ones (invalid) answers, per
+ * row of the spec's Errors table; every route of an area answers alike, whichever router
+ * declares it.
+ * - Dry-run names both codes: NOT_AUTHENTICATED and AuthenticationFail.
+ * - Payment methods to enroll and report download name INVALID_CREDENTIALS and no other
+ *   credential code, so a missing key is invalid credentials there too.
+ * - Whitelabel authenticate and sellers share one row (one body shape); account groups and
+ *   whitelabel users are that area too. The row names no credential code, so it takes the
+ *   one the spec uses for {code, message(s)} bodies: INVALID_CREDENTIALS for both cases.
+ * - Areas whose row names none (banking, campaigns, refunds, everything else) keep the
+ *   service-wide pair: NOT_AUTHENTICATED when no credential is sent, INVALID_CREDENTIALS
+ *   when the one sent is unknown or the two keys do not belong together.
+ */
+export const CREDENTIAL_CODES: Record<ErrorArea, { missing: string; invalid: string }> = {
+  default: { missing: 'NOT_AUTHENTICATED', invalid: 'INVALID_CREDENTIALS' },
+  'dry-run': { missing: 'NOT_AUTHENTICATED', invalid: 'AuthenticationFail' },
+  banking: { missing: 'NOT_AUTHENTICATED', invalid: 'INVALID_CREDENTIALS' },
+  enrollment: { missing: 'INVALID_CREDENTIALS', invalid: 'INVALID_CREDENTIALS' },
+  reports: { missing: 'INVALID_CREDENTIALS', invalid: 'INVALID_CREDENTIALS' },
+  whitelabel: { missing: 'INVALID_CREDENTIALS', invalid: 'INVALID_CREDENTIALS' },
+  sellers: { missing: 'INVALID_CREDENTIALS', invalid: 'INVALID_CREDENTIALS' },
+  campaigns: { missing: 'NOT_AUTHENTICATED', invalid: 'INVALID_CREDENTIALS' },
+  refunds: { missing: 'NOT_AUTHENTICATED', invalid: 'INVALID_CREDENTIALS' },
+};
+
 /** Per-area codes that differ from the defaults (spec, "Errors"). */
 const AREA_CODES: Partial<Record<ErrorArea, Partial<Record<ErrorKind, string>>>> = {
   'dry-run': {
     validation: 'TRAFFIC_LOG_VALIDATION_FAILED',
-    unauthenticated: 'NOT_AUTHENTICATED',
-    invalid_credentials: 'AuthenticationFail',
     conflict: 'TRAFFIC_LOG_IDEMPOTENCY_REPLAY',
     payload_too_large: 'TRAFFIC_LOG_PAYLOAD_TOO_LARGE',
     unsupported_media_type: 'TRAFFIC_LOG_UNSUPPORTED_CONTENT_TYPE',
     unprocessable: 'TRAFFIC_LOG_SEMANTIC_INVALID',
   },
-  enrollment: { validation: 'INVALID_REQUEST', unauthenticated: 'INVALID_CREDENTIALS' },
-  reports: { validation: 'INVALID_REQUEST', unauthenticated: 'INVALID_CREDENTIALS' },
-  whitelabel: { validation: 'INVALID_PARAMETERS', unauthenticated: 'INVALID_CREDENTIALS' },
+  enrollment: { validation: 'INVALID_REQUEST' },
+  reports: { validation: 'INVALID_REQUEST' },
+  whitelabel: { validation: 'INVALID_PARAMETERS' },
   banking: { not_found: 'ACCOUNT_NOT_FOUND' },
 };
 
 export function codeFor(area: ErrorArea, error: ApiError): string {
-  return error.code ?? AREA_CODES[area]?.[error.kind] ?? DEFAULT_CODES[error.kind];
+  if (error.code) return error.code;
+  if (error.kind === 'unauthenticated') return CREDENTIAL_CODES[area].missing;
+  if (error.kind === 'invalid_credentials') return CREDENTIAL_CODES[area].invalid;
+  return AREA_CODES[area]?.[error.kind] ?? DEFAULT_CODES[error.kind];
 }
 
 const TITLES: Record<number, string> = {

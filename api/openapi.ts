@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document, generated from the route table and the io-ts codecs.
  */
 import { SchemaRegistry } from '../domain/codecs/json-schema';
-import type { ErrorArea } from './errors';
+import { CREDENTIAL_CODES, type ErrorArea } from './errors';
 import type { RouteSpec } from './routes';
 
 const ERROR_SCHEMAS: Record<ErrorArea, Record<string, unknown>> = {
@@ -85,6 +85,14 @@ const STANDARD_ERRORS: Record<number, string> = {
   500: 'Unexpected error',
 };
 
+/** The 401 answer of an area, in the words of its credential vocabulary. */
+function unauthorizedDescription(area: ErrorArea): string {
+  const { missing, invalid } = CREDENTIAL_CODES[area];
+  return missing === invalid
+    ? `${missing}: credentials missing or not valid`
+    : `${missing}: no credentials sent; ${invalid}: the credentials sent are not valid`;
+}
+
 export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<string, unknown> {
   const registry = new SchemaRegistry();
   const paths: Record<string, Record<string, unknown>> = {};
@@ -124,7 +132,8 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
     ];
     for (const status of errorStatuses) {
       if (!responses[status]) {
-        responses[status] = { description: STANDARD_ERRORS[status], content: { [spec.area === 'refunds' ? 'application/problem+json' : 'application/json']: { schema: errorRef } } };
+        const description = status === 401 ? unauthorizedDescription(spec.area) : STANDARD_ERRORS[status];
+        responses[status] = { description, content: { [spec.area === 'refunds' ? 'application/problem+json' : 'application/json']: { schema: errorRef } } };
       }
     }
     for (const [status, response] of Object.entries(responses)) {
@@ -151,6 +160,8 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
       ...(parameters.length ? { parameters } : {}),
       ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: registry.schemaOf(spec.body) } } } } : {}),
       responses,
+      // Which row of the spec's Errors table (body shape and codes) this operation answers in.
+      'x-error-area': spec.area,
       ...(security ? { security } : {}),
       ...(spec.deprecated ? { deprecated: true } : {}),
     };

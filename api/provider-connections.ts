@@ -3,6 +3,7 @@
  * instead of being routed (pinned refunds, onboardings, split transfers).
  */
 import { listConnections, RoutedConnection } from '../activities/repositories/routing';
+import { sameConnectionId } from '../domain/payments/connections';
 import { defaultSandboxConnections } from '../domain/payments/routing';
 import type { AppDeps } from './context';
 
@@ -13,4 +14,14 @@ export async function pinnedConnections(deps: AppDeps, accountId: string, provid
   const configured = (await listConnections(deps.db, accountId)).filter((c) => c.provider_id === providerId).map((c) => toRouted({ ...c, id: c._id }));
   if (configured.length) return configured;
   return defaultSandboxConnections(accountId).filter((c) => c.provider_id === providerId).map(toRouted);
+}
+
+/**
+ * A connection named by id, among every connection GET .../provider-connections lists (the
+ * defaults stay there, and usable by id, once the account configures its own).
+ */
+export async function namedConnection(deps: AppDeps, accountId: string, providerId: string, connectionId: string): Promise<RoutedConnection | null> {
+  const all = [...defaultSandboxConnections(accountId), ...(await listConnections(deps.db, accountId)).map((c) => ({ ...c, id: c._id }))];
+  const found = all.find((c) => c.provider_id === providerId && sameConnectionId(c.id, connectionId));
+  return found ? toRouted(found) : null;
 }

@@ -65,6 +65,14 @@ export interface RouteMiddlewares {
   idempotency(options: IdempotencyOptions): Middleware;
 }
 
+/**
+ * Tags whose read endpoints take the whitelabel embed token (`Authorization: Bearer`) as well
+ * as the key pair: the areas README lists for it (users and account groups, sellers, banking
+ * accounts and transfers, reports, dry-run reports). A portal embedding Switchyard reads
+ * them on a user's behalf, so one of them refusing the token breaks the embed.
+ */
+export const EMBED_TOKEN_TAGS: ReadonlySet<string> = new Set(['Organization administration', 'Sellers', 'Banking connectivity', 'Reports', 'Dry-run']);
+
 export class RouteTable {
   readonly specs: RouteSpec[] = [];
   readonly router = new Router();
@@ -72,6 +80,9 @@ export class RouteTable {
   constructor(private readonly middlewares: RouteMiddlewares) {}
 
   add<B extends t.Any>(spec: RouteSpec<B>, handler: Handler<B>, extra: Middleware[] = []): void {
+    if (spec.method === 'GET' && EMBED_TOKEN_TAGS.has(spec.tag) && spec.auth === 'pair') {
+      throw new Error(`${spec.method} ${spec.path}: read endpoints tagged ${spec.tag} accept the whitelabel embed token; declare auth 'pair-or-bearer'`);
+    }
     this.specs.push(spec as unknown as RouteSpec);
     const chain: Middleware[] = [
       async (ctx, next) => {

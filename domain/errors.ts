@@ -4,6 +4,7 @@
  * it in the body shape of the area that raised it.
  */
 import * as t from 'io-ts';
+import { describeExpected } from './codecs/describe';
 
 export interface FieldError {
   field: string;
@@ -76,6 +77,17 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The codec a value failed, seen from its field: the outermost context entry holding that
+ * same value, so a nullable field reads "a UUID or null", not just its first member.
+ */
+function expectedType(error: t.ValidationError): t.Any {
+  const { context } = error;
+  let i = context.length - 1;
+  while (i > 0 && context[i - 1].actual === error.value) i--;
+  return context[i].type as t.Any;
+}
+
 /** Turns io-ts decode errors into one FieldError per failing path (deepest message wins). */
 export function fieldErrorsOf(errors: t.Errors): FieldError[] {
   const byField = new Map<string, FieldError>();
@@ -95,7 +107,7 @@ export function fieldErrorsOf(errors: t.Errors): FieldError[] {
     byField.set(field, {
       field,
       code: missing ? 'REQUIRED' : 'INVALID',
-      message: missing ? `${field} is required` : `${field} ${error.message ?? `must be ${error.context[error.context.length - 1]?.type.name}`}`,
+      message: `${field === '(body)' ? 'the request body' : field} ${missing ? 'is required' : error.message ?? `must be ${describeExpected(expectedType(error))}`}`,
     });
   }
   return [...byField.values()];

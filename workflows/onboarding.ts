@@ -5,14 +5,14 @@
  * which returns once the provider has answered (or the API stops waiting).
  * Document bytes never enter the history: the record holds only their references.
  */
-import { allHandlersFinished, ApplicationFailure, condition, defineUpdate, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, defineUpdate, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { OnboardAtProviderResult } from '../activities/money-movement';
 import type { RoutedConnection } from '../activities/repositories/routing';
 import { OnboardingRecord, renderOnboarding, withOnboardingChanges } from '../domain/recipients/codecs';
 import { startWebhookDelivery } from './webhook-delivery';
 
-const { saveMoneyRecord } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' } });
+const { saveMoneyRecord, applyOnboardingToRecipient } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' } });
 const { onboardAtProvider } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '3 seconds',
@@ -57,12 +57,27 @@ export async function onboardingWorkflow(input: OnboardingInput): Promise<Onboar
     const cause = error instanceof ApplicationFailure ? error.message : (error as Error).message;
     result = { status: 'FAILED', providerRecipientId: null, requirements: [], legalEntity: null, onboardingUrl: null, redirectUrl: null, reason: `provider unavailable: ${cause}` };
   }
+  const at = now();
+  // What the provider accepted becomes the recipient's before anyone hears of the success, so
+  // GET /v1/recipients/{id} after the answer shows the withdrawal method it was onboarded with.
+  const recipient =
+    result.status === 'SUCCEEDED' && patched('onboarding-updates-recipient')
+      ? await applyOnboardingToRecipient({
+          organizationCode: record.organization_code,
+          recipientId: record.recipient_id,
+          bank: record.withdrawal_methods.bank,
+          legalRepresentatives: record.legal_representatives,
+          documentation: record.documentation,
+          at,
+        })
+      : null;
   record = withOnboardingChanges(record, {
     status: result.status,
     requirements: result.requirements,
     failure_reason: result.reason,
     provider: { ...record.provider, recipient_id: result.providerRecipientId ?? record.provider.recipient_id, legal_entity: result.legalEntity, onboarding_url: result.onboardingUrl, redirect_url: result.redirectUrl },
-  }, now());
+    ...(recipient ? { recipient } : {}),
+  }, at);
   await save();
   answered = true;
   await startWebhookDelivery({

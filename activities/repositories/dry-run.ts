@@ -62,6 +62,11 @@ export interface DryRunPaymentDoc {
   merchant_reference: string;
   /** The payment request, redacted. */
   request: Record<string, unknown>;
+  /**
+   * The payment-shaped answer (card as IIN, last 4 and fingerprint; no PAN), so GET
+   * /v1/payments/{id} answers what creation answered. Absent on documents stored before.
+   */
+  view?: Record<string, unknown>;
   workflow_id: string;
   pairing_status: 'WAITING_FOR_PROVIDER_EVENTS' | 'PAIRED' | 'UNMATCHED';
   registration_id: string | null;
@@ -103,6 +108,11 @@ export function pairingWorkflowId(accountId: string, merchantReference: string):
 
 export function findRegistration(db: Db, organizationCode: string, id: string) {
   return registrations(db).findOne({ _id: id, organization_code: organizationCode });
+}
+
+/** A dry-run payment of the organization by id (another organization's reads as missing). */
+export function findDryRunPayment(db: Db, organizationCode: string, id: string) {
+  return dryRunPayments(db).findOne({ _id: id, organization_code: organizationCode });
 }
 
 export function latestDryRunPayment(db: Db, accountId: string, merchantReference: string) {

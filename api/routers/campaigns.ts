@@ -3,9 +3,10 @@
  * calls triggered when a payment is declined.
  *
  * Designed where the contract is silent, and documented in the OpenAPI document:
- * - PATCH /v1/campaigns/{id}/status {status: ACTIVE|PAUSED|COMPLETED} changes the status;
- *   asking for the current status is a no-op 200. DELETE /v1/campaigns/{id} cancels
- *   (CANCELLED, kept for audit). COMPLETED and CANCELLED are terminal: any change of the
+ * - PATCH /v1/campaigns/{id} (the contract's "PATCH on the campaign"), or its alias
+ *   PATCH /v1/campaigns/{id}/status, {status: ACTIVE|PAUSED|COMPLETED|CANCELLED} changes the
+ *   status; asking for the current status is a no-op 200. DELETE /v1/campaigns/{id} cancels
+ *   too (CANCELLED, kept for audit). COMPLETED and CANCELLED are terminal: any change of the
  *   campaign or its rules is a 422.
  * - GET /v1/campaigns filters by status, channel, country, account_id, newest first, with
  *   an opaque cursor; GET/PATCH /v1/rules/{rule_id}; new rules start ACTIVE.
@@ -257,18 +258,26 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
     },
   );
 
+  // The contract's "PATCH on the campaign" and the /status sub-resource are one operation:
+  // same body, same workflow update (setCampaignStatus), same answers.
+  const statusChange = {
+    summary: 'Pause, resume, complete or cancel a campaign',
+    description:
+      'Body {status}: ACTIVE <-> PAUSED; ACTIVE or PAUSED -> COMPLETED (permanent end) or CANCELLED (same as DELETE). ' +
+      'The current status again is a no-op 200. COMPLETED and CANCELLED campaigns refuse every change: 422 with details.error_code INVALID_STATUS_TRANSITION. ' +
+      'Any other status value is a 400.',
+    pathParams: [campaignIdParam],
+    body: UpdateCampaignStatusRequest,
+    responses: { 200: { description: 'The campaign after the change', body: Campaign }, ...errors },
+  };
+  const changeStatus = async (ctx: AppContext, body: t.TypeOf<typeof UpdateCampaignStatusRequest>) => {
+    ctx.body = await update(ctx, await ownedCampaign(ctx), setCampaignStatus, body.status);
+  };
+
+  add({ ...statusChange, method: 'PATCH', path: '/v1/campaigns/:campaign_id', operationId: 'patchCampaign' }, changeStatus);
   add(
-    {
-      method: 'PATCH', path: '/v1/campaigns/:campaign_id/status', operationId: 'updateCampaignStatus',
-      summary: 'Pause, resume or complete a campaign',
-      description: 'ACTIVE <-> PAUSED; ACTIVE or PAUSED -> COMPLETED (permanent). The current status again is a no-op. COMPLETED and CANCELLED campaigns refuse every change (422).',
-      pathParams: [campaignIdParam],
-      body: UpdateCampaignStatusRequest,
-      responses: { 200: { description: 'The campaign after the change', body: Campaign }, ...errors },
-    },
-    async (ctx, body) => {
-      ctx.body = await update(ctx, await ownedCampaign(ctx), setCampaignStatus, body.status);
-    },
+    { ...statusChange, method: 'PATCH', path: '/v1/campaigns/:campaign_id/status', operationId: 'updateCampaignStatus', description: `Same as PATCH /v1/campaigns/{campaign_id}. ${statusChange.description}` },
+    changeStatus,
   );
 
   add(

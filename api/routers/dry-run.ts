@@ -27,8 +27,8 @@ import type { StoredEvent } from '../../domain/dry-run/decode';
 import { dryRunError, errorTableMarkdown, ingestFailure } from '../../domain/dry-run/errors';
 import { organizationRedactor } from '../../domain/dry-run/redact';
 import { decodeEventsRequest, decodeRegistration } from '../../domain/dry-run/rules';
-import { DryRunPayment, pairingReference, renderDryRunPayment, serviceViewOfPayment } from '../../domain/dry-run/service-leg';
-import { isInlineCard, PaymentCreateRequest } from '../../domain/payments/codecs';
+import { DryRunPayment, dryRunPaymentView, pairingReference, renderDryRunPayment, serviceViewOfPayment } from '../../domain/dry-run/service-leg';
+import { isInlineCard, Payment, PaymentCreateRequest } from '../../domain/payments/codecs';
 import type { DryRunLeg, DryRunPairInput } from '../../workflows/dry-run';
 import type { AppContext, AppDeps } from '../context';
 import type { RouteTable } from '../routes';
@@ -220,23 +220,45 @@ export async function handleDryRunPayment(ctx: AppContext, deps: AppDeps, body: 
   const account = await findOwnedAccount(deps.db, organizationCode, body.account_id);
   if (!account) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });
   const merchantReference = pairingReference(body);
-  const redacted = organizationRedactor(deps.keyring, organizationCode).value(body) as Record<string, unknown>;
+  const redactor = organizationRedactor(deps.keyring, organizationCode);
+  const redacted = redactor.value(body) as Record<string, unknown>;
   const id = newId();
   const createdAt = new Date();
   const workflowId = pairingWorkflowId(account._id, merchantReference);
+  const card = body.payment_method.detail?.card;
+  // Stored (and answered) redacted like the request: a card token in it becomes its placeholder.
+  const view = redactor.value(dryRunPaymentView({
+    paymentId: id, organizationCode, accountId: account._id, createdAt: createdAt.toISOString(), request: body,
+    cardFingerprint: isInlineCard(card) ? keyedHash(deps.keyring, 'fingerprint', card.number, organizationCode) : null,
+  })) as Payment;
   const doc: DryRunPaymentDoc = {
-    _id: id, organization_code: organizationCode, account_id: account._id, merchant_reference: merchantReference, request: redacted,
+    _id: id, organization_code: organizationCode, account_id: account._id, merchant_reference: merchantReference, request: redacted, view,
     workflow_id: workflowId, pairing_status: 'WAITING_FOR_PROVIDER_EVENTS', registration_id: null, created_at: createdAt,
   };
   await dryRunPayments(deps.db).insertOne(doc);
   const registration = await registrationByReference(deps.db, account._id, merchantReference);
   await signalPairing(deps, { organizationCode, accountId: account._id, merchantReference }, { kind: 'payment', id }, registration ? 'PAIRED' : 'WAITING_FOR_PROVIDER_EVENTS');
-  const card = body.payment_method.detail?.card;
   ctx.status = 201;
-  ctx.set('Location', `/v1/dry-run/provider-events?merchant_reference=${encodeURIComponent(merchantReference)}`);
-  ctx.body = renderDryRunPayment({
-    paymentId: id, organizationCode, accountId: account._id, createdAt: createdAt.toISOString(), request: body, registrationId: registration?._id ?? null,
-    cardFingerprint: isInlineCard(card) ? keyedHash(deps.keyring, 'fingerprint', card.number, organizationCode) : null,
+  // The dry-run payment is read like any payment; its report is on the paired registration.
+  ctx.set('Location', `/v1/payments/${id}`);
+  ctx.body = renderDryRunPayment(view, { merchantReference, status: registration ? 'PAIRED' : 'WAITING_FOR_PROVIDER_EVENTS', registrationId: registration?._id ?? null });
+}
+
+/**
+ * A stored dry-run payment as GET /v1/payments/{id} answers it. Documents stored before the
+ * view was kept are rendered from their redacted request, without the card summary.
+ */
+export function renderStoredDryRunPayment(doc: DryRunPaymentDoc): DryRunPayment {
+  const view = (doc.view as Payment | undefined) ?? storedRequestView(doc);
+  return renderDryRunPayment(view, { merchantReference: doc.merchant_reference, status: doc.pairing_status, registrationId: doc.registration_id });
+}
+
+function storedRequestView(doc: DryRunPaymentDoc): Payment {
+  const request = doc.request as unknown as PaymentCreateRequest;
+  const { detail: _redactedCard, ...method } = request.payment_method;
+  return dryRunPaymentView({
+    paymentId: doc._id, organizationCode: doc.organization_code, accountId: doc.account_id, createdAt: new Date(doc.created_at).toISOString(),
+    request: { ...request, payment_method: method }, cardFingerprint: null,
   });
 }
 
@@ -258,7 +280,7 @@ export function isDryRunRequest(ctx: AppContext): boolean {
 
 export const DRY_RUN_HEADER = {
   name: 'Dry-run',
-  description: 'Exactly `true` or `false` (any letter case); any other value, empty included, answers 400 and nothing is routed. `true`: validate with the same rules, store redacted and pair with the provider traffic registered under the same merchant_reference (POST /v1/dry-run/provider-events); never routed to a provider. The answer is the Payment with `dry_run: true`, status READY_TO_PAY / CREATED and `dry_run_pairing`.',
+  description: 'Exactly `true` or `false` (any letter case); any other value, empty included, answers 400 and nothing is routed. `true`: validate with the same rules, store redacted and pair with the provider traffic registered under the same merchant_reference (POST /v1/dry-run/provider-events); never routed to a provider. The answer is the Payment with `dry_run: true`, status READY_TO_PAY / CREATED and `dry_run_pairing`; its id reads it with GET /v1/payments/{payment_id} (Location). Capture, cancel and refund answer 409.',
   schema: { type: 'string', enum: ['true', 'false'] },
 };
 export { DryRunPayment };

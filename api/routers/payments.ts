@@ -27,7 +27,8 @@ import type { PaymentWorkflowInput, OperationRequest } from '../../workflows/pay
 import { cancelUpdate, captureUpdate, firstOutcomeUpdate, INVALID_AMOUNT, INVALID_TRANSITION, refundUpdate } from '../../workflows/payment';
 import type { AppContext, AppDeps } from '../context';
 import type { RouteTable } from '../routes';
-import { DRY_RUN_HEADER, handleDryRunPayment, isDryRunRequest } from './dry-run';
+import { DRY_RUN_HEADER, handleDryRunPayment, isDryRunRequest, renderStoredDryRunPayment } from './dry-run';
+import { findDryRunPayment } from '../../activities/repositories/dry-run';
 import { resourceSearchAttributes } from '../../domain/search-attributes';
 
 const PAYMENT_ID_PARAM = { name: 'payment_id', description: 'id of the payment', schema: { type: 'string', format: 'uuid' } };
@@ -248,7 +249,9 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
     {
       method: 'GET', path: '/v1/payments/:payment_id', operationId: 'getPayment', tag: 'Payments', area: 'default', auth: 'pair',
       summary: 'Retrieve a payment',
-      description: 'By default `transactions` holds the latest transaction and provider_data.raw_response is null.',
+      description:
+        'By default `transactions` holds the latest transaction and provider_data.raw_response is null. ' +
+        'A dry-run payment (created with `Dry-run: true`) is read here too, as it was answered at creation: `dry_run: true`, READY_TO_PAY / CREATED, no transactions, and `dry_run_pairing` as it stands now.',
       pathParams: [PAYMENT_ID_PARAM],
       query: [
         { name: 'include_raw_response', description: 'true: include each transaction\'s provider raw response (provider_data.raw_response). Default false.', schema: { type: 'boolean', default: false } },
@@ -258,9 +261,15 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
     },
     async (ctx) => {
       const options = { includeRawResponse: booleanQuery(ctx, 'include_raw_response'), includeTransactions: booleanQuery(ctx, 'include_transactions') };
-      const record = await findPayment(deps.db, ctx.state.principal!.organizationCode, ctx.params.payment_id);
-      if (!record) throw new ApiError('not_found', 'payment not found', { code: 'PAYMENT_NOT_FOUND' });
-      ctx.body = renderPayment(record, options);
+      const organizationCode = ctx.state.principal!.organizationCode;
+      const record = await findPayment(deps.db, organizationCode, ctx.params.payment_id);
+      if (record) {
+        ctx.body = renderPayment(record, options);
+        return;
+      }
+      const dryRun = await findDryRunPayment(deps.db, organizationCode, ctx.params.payment_id);
+      if (!dryRun) throw new ApiError('not_found', 'payment not found', { code: 'PAYMENT_NOT_FOUND' });
+      ctx.body = renderStoredDryRunPayment(dryRun);
     },
   );
 
@@ -269,6 +278,7 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
       method: 'GET', path: '/v1/payments', operationId: 'listPaymentsByMerchantOrderId', tag: 'Payments', area: 'default', auth: 'pair',
       summary: 'Retrieve the payments of a merchant order id',
       query: [{ name: 'merchant_order_id', description: 'the merchant order identifier (3 to 255 characters)', required: true, schema: { type: 'string', minLength: 3, maxLength: 255 } }],
+      description: 'Payments routed to a provider; dry-run payments are not listed (read one by its id, or its pairing by merchant_reference under /v1/dry-run/provider-events).',
       responses: { 200: { description: 'The payments with that merchant_order_id, oldest first (empty when none)', body: PaymentList } },
     },
     async (ctx) => {
@@ -292,12 +302,18 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
         idempotency: IDEMPOTENCY,
         pathParams: [PAYMENT_ID_PARAM],
         body,
-        responses: { [status]: { description: 'The payment after the operation', body: Payment }, 404: { description: 'No such payment for this organization' }, 409: { description: 'Not allowed in the payment\'s status' } },
+        responses: { [status]: { description: 'The payment after the operation', body: Payment }, 404: { description: 'No such payment for this organization' }, 409: { description: 'Not allowed in the payment\'s status, or a dry-run payment (never routed)' } },
       },
       async (ctx, decoded) => {
         const organizationCode = ctx.state.principal!.organizationCode;
         const existing = await findPayment(deps.db, organizationCode, ctx.params.payment_id);
-        if (!existing) throw new ApiError('not_found', 'payment not found', { code: 'PAYMENT_NOT_FOUND' });
+        if (!existing) {
+          // A dry-run payment exists (GET reads it) but was never routed: nothing to operate on.
+          if (await findDryRunPayment(deps.db, organizationCode, ctx.params.payment_id)) {
+            throw new ApiError('conflict', 'this is a dry-run payment: it was never routed to a provider, so it cannot be captured, cancelled or refunded', { code: 'INVALID_STATUS_TRANSITION' });
+          }
+          throw new ApiError('not_found', 'payment not found', { code: 'PAYMENT_NOT_FOUND' });
+        }
         // The amount is in the payment's currency: its ISO 4217 minor unit and maximum apply.
         const amountProblems = amountFieldProblems('amount', (decoded as { amount?: number }).amount, existing.amount.currency);
         if (amountProblems.length) throw new ApiError('validation', amountProblems.map((p) => p.message), { fieldErrors: amountProblems });

@@ -17,7 +17,7 @@ import {
 import { onboardingAnsweredUpdate } from '../../workflows/onboarding';
 import type { AppDeps } from '../context';
 import { startLifecycle } from '../lifecycle';
-import { pinnedConnections } from '../provider-connections';
+import { namedConnection, pinnedConnections } from '../provider-connections';
 import { hasMoneyMovementConnector } from '../../activities/providers/money-movement';
 import { hasCapability } from '../../domain/providers/catalogue';
 import type { RouteTable } from '../routes';
@@ -115,7 +115,7 @@ export function registerRecipientRoutes(routes: RouteTable, deps: AppDeps): void
         'type PREVIOUSLY_ONBOARDED links a recipient that exists at the provider (provider.recipient_id); NEW registers it there. workflow DIRECT (the default and only value): everything is sent server to server now. ' +
         'Answers 201 once the provider answered: SUCCEEDED (can receive split transfers), PENDING_REVIEW (requirements lists what is missing) or FAILED (e.g. terms_of_service.acceptance false); ' +
         'CREATED when the provider is slower than LIFECYCLE_SYNC_WAIT_MS (the outcome follows by webhook: onboarding.succeeded / .pending_review / .failed to callback_url, else the account webhook). ' +
-        'history holds a snapshot per status. Sandbox: a NEW onboarding without an IDENTIFICATION_DOCUMENT goes to PENDING_REVIEW. Optional X-Idempotency-Key (UUID) replays the first answer.',
+        'history holds a snapshot per status. A SUCCEEDED onboarding\'s withdrawal_methods.bank (when given), legal_representatives and documentation become the recipient\'s (GET /v1/recipients/{id}) before the answer. Sandbox: a NEW onboarding without an IDENTIFICATION_DOCUMENT goes to PENDING_REVIEW. Optional X-Idempotency-Key (UUID) replays the first answer.',
       idempotency: IDEMPOTENCY,
       pathParams: [RECIPIENT_PARAM],
       body: OnboardingCreateRequest,
@@ -137,8 +137,8 @@ export function registerRecipientRoutes(routes: RouteTable, deps: AppDeps): void
       if (!hasCapability(body.provider.id, 'split')) {
         throw new ApiError('unprocessable', `${body.provider.id} does not onboard marketplace recipients (no split capability in the provider catalogue)`, { code: 'SPLIT_NOT_SUPPORTED' });
       }
-      const connections = await pinnedConnections(deps, account._id, body.provider.id);
-      const connection = body.provider.connection_id ? connections.find((c) => c.connectionId === body.provider.connection_id) : connections[0];
+      const wanted = body.provider.connection_id;
+      const connection = wanted ? await namedConnection(deps, account._id, body.provider.id, wanted) : (await pinnedConnections(deps, account._id, body.provider.id))[0];
       if (!connection) throw new ApiError('not_found', `no ${body.provider.id} connection ${body.provider.connection_id ?? ''} for this account`, { code: 'CONNECTION_NOT_FOUND' });
       if (!hasMoneyMovementConnector(body.provider.id)) {
         throw new ApiError('unprocessable', `Switchyard has no ${body.provider.id} connector for recipient onboarding yet`, { code: 'SPLIT_NOT_SUPPORTED' });

@@ -120,13 +120,13 @@ export function registerReportRoutes(routes: RouteTable, deps: AppDeps): void {
   );
 
   const downloadSpec = {
-    tag: TAG, area: 'reports' as const, auth: 'pair' as const,
-    headers: [{ name: 'X-Organization-Code', required: true, description: 'your organization code; another organization\'s code answers 403 AUTHORIZATION_REQUIRED' }],
+    tag: TAG, area: 'reports' as const, auth: 'pair-or-bearer' as const,
+    headers: [{ name: 'X-Organization-Code', required: true, description: 'your organization code (with an embed token: the token\'s organization); another organization\'s code answers 403 AUTHORIZATION_REQUIRED' }],
     pathParams: [REPORT_ID_PARAM],
     responses: {
       200: { description: 'The download result; download_link is null while the report is PENDING or FAILED', body: ReportDownload },
       400: { description: 'INVALID_REQUEST: X-Organization-Code missing or not a UUID' },
-      401: { description: 'INVALID_CREDENTIALS: missing or wrong keys' },
+      401: { description: 'INVALID_CREDENTIALS: missing or wrong keys, or an embed token that is not valid' },
       403: { description: 'AUTHORIZATION_REQUIRED: X-Organization-Code is not the organization of the keys' },
       404: { description: 'REPORT_NOT_FOUND' },
     },

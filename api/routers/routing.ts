@@ -59,10 +59,12 @@ export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
     async (ctx, body) => {
       const account = await ownedAccount(deps, ctx);
       const known = new Set([...defaultSandboxConnections(account._id).map((c) => c.id), ...(await listConnections(deps.db, account._id)).map((c) => c._id)]);
-      const unknown = body.connection_ids.filter((id) => !known.has(id));
+      // Stored as listed (lower case), so routing finds them whatever case a UUID was sent in.
+      const connectionIds = body.connection_ids.map((id) => id.toLowerCase());
+      const unknown = connectionIds.filter((id) => !known.has(id));
       if (unknown.length) throw new ApiError('validation', `unknown connection ids: ${unknown.join(', ')}`, { fieldErrors: [{ field: 'connection_ids', code: 'INVALID', message: `unknown connection ids: ${unknown.join(', ')}` }] });
       ctx.status = 201;
-      ctx.body = renderRule(await createRule(deps.db, account.organization_code, account._id, body));
+      ctx.body = renderRule(await createRule(deps.db, account.organization_code, account._id, { ...body, connection_ids: connectionIds }));
     },
   );
 

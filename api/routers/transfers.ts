@@ -18,7 +18,7 @@ import { BalanceList, BalanceTopUpRequest, renderTransfer, SplitTransfer, SplitT
 import { transferAnsweredUpdate } from '../../workflows/split-transfer';
 import type { AppDeps } from '../context';
 import { startLifecycle } from '../lifecycle';
-import { pinnedConnections } from '../provider-connections';
+import { namedConnection } from '../provider-connections';
 import type { RouteTable } from '../routes';
 import { findRecipient } from './recipients';
 import { resourceSearchAttributes } from '../../domain/search-attributes';
@@ -57,7 +57,7 @@ export function registerTransferRoutes(routes: RouteTable, deps: AppDeps): void 
       const onboarding = (await deps.db.collection('recipient_onboardings').find({ organization_code: organizationCode, recipient_id: recipient.id, status: 'SUCCEEDED' }).sort({ updated_at: -1 }).limit(1).toArray())[0] as unknown as OnboardingRecord | undefined;
       if (!onboarding?.provider.recipient_id) throw new ApiError('unprocessable', 'the recipient has no SUCCEEDED onboarding', { code: 'RECIPIENT_NOT_ONBOARDED' });
       if (body.provider_id && body.provider_id !== onboarding.provider.id) throw new ApiError('unprocessable', `the recipient is onboarded with ${onboarding.provider.id}, not ${body.provider_id}`, { code: 'PROVIDER_MISMATCH' });
-      const connection = (await pinnedConnections(deps, onboarding.account_id, onboarding.provider.id)).find((c) => c.connectionId === onboarding.provider.connection_id);
+      const connection = await namedConnection(deps, onboarding.account_id, onboarding.provider.id, onboarding.provider.connection_id);
       if (!connection) throw new ApiError('unprocessable', 'the connection the recipient was onboarded on no longer exists', { code: 'RECIPIENT_NOT_ONBOARDED' });
       const id = uuidFromKey('split-transfer', organizationCode, ctx.get('x-idempotency-key'));
       if (body.merchant_reference) await reserveMerchantReference(deps, organizationCode, account._id, body.merchant_reference, id);

@@ -27,8 +27,12 @@ export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number];
 export const CAMPAIGN_STATUSES = ['ACTIVE', 'PAUSED', 'COMPLETED', 'CANCELLED'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-/** Statuses a merchant may ask for with PATCH .../status; CANCELLED is reached with DELETE. */
-export const REQUESTABLE_CAMPAIGN_STATUSES = ['ACTIVE', 'PAUSED', 'COMPLETED'] as const;
+/**
+ * Statuses a merchant may ask for with a status PATCH: the contract's ACTIVE, PAUSED and
+ * COMPLETED, plus CANCELLED (how a campaign is cancelled is not in the contract; a PATCH to
+ * CANCELLED does exactly what DELETE /v1/campaigns/{id} does).
+ */
+export const REQUESTABLE_CAMPAIGN_STATUSES = ['ACTIVE', 'PAUSED', 'COMPLETED', 'CANCELLED'] as const;
 
 export const RULE_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
@@ -129,7 +133,11 @@ export type CreateCampaignRequest = t.TypeOf<typeof CreateCampaignRequest>;
 
 export const UpdateCampaignStatusRequest = struct(
   'UpdateCampaignStatusRequest',
-  { status: enumOf('RequestableCampaignStatus', REQUESTABLE_CAMPAIGN_STATUSES) },
+  {
+    status: annotate(enumOf('RequestableCampaignStatus', REQUESTABLE_CAMPAIGN_STATUSES), {
+      description: 'ACTIVE (resume a PAUSED campaign), PAUSED, COMPLETED (permanent end) or CANCELLED (same as DELETE; terminal)',
+    }),
+  },
   {},
 );
 

@@ -2,7 +2,7 @@
  * Campaign and rule state machines (contract, "States and transitions").
  *
  *   ACTIVE <-> PAUSED, ACTIVE | PAUSED -> COMPLETED (status update or duration.end_at),
- *   ACTIVE | PAUSED -> CANCELLED (DELETE /v1/campaigns/{id}); COMPLETED and CANCELLED are
+ *   ACTIVE | PAUSED -> CANCELLED (DELETE /v1/campaigns/{id} or a status PATCH); COMPLETED and CANCELLED are
  *   terminal: any later change is rejected (422).
  * Asking for the status a campaign already has is accepted and changes nothing, so a
  * retried PATCH is harmless.

@@ -4,23 +4,15 @@
  * registration names a real payment_id, a service view rebuilt from that payment.
  */
 import * as t from 'io-ts';
-import { enumOf } from '../codecs/common';
 import { brandOf } from '../payments/cards';
-import { isInlineCard, normalizePaymentCreate, Payment, PaymentCreateRequest } from '../payments/codecs';
+import { DryRunPairing, isInlineCard, normalizePaymentCreate, Payment, PaymentCreateRequest } from '../payments/codecs';
 import { CustomerPayerRecord, newPaymentRecord, PaymentRecord, renderPayment, sanitizePaymentRequest } from '../payments/record';
 
 /** The answer to POST /v1/payments with Dry-run: true: a Payment that says it is a dry run. */
 export const DryRunPayment = t.intersection(
   [
     Payment,
-    t.type({
-      dry_run: t.literal(true),
-      dry_run_pairing: t.type({
-        merchant_reference: t.string,
-        status: enumOf('DryRunPairingStatus', ['WAITING_FOR_PROVIDER_EVENTS', 'PAIRED'] as const),
-        registration_id: t.union([t.string, t.null]),
-      }),
-    }),
+    t.type({ dry_run: t.literal(true), dry_run_pairing: DryRunPairing }),
   ],
   'DryRunPayment',
 );
@@ -44,10 +36,10 @@ function customerOf(request: PaymentCreateRequest): CustomerPayerRecord | null {
   };
 }
 
-export function renderDryRunPayment(input: {
-  paymentId: string; organizationCode: string; accountId: string; createdAt: string; request: PaymentCreateRequest;
-  cardFingerprint: string | null; registrationId: string | null;
-}): DryRunPayment {
+/** The payment-shaped view of a dry-run payment (no PAN: the card is IIN, last 4 and fingerprint). */
+export function dryRunPaymentView(input: {
+  paymentId: string; organizationCode: string; accountId: string; createdAt: string; request: PaymentCreateRequest; cardFingerprint: string | null;
+}): Payment {
   const normalized = normalizePaymentCreate(input.request);
   const card = normalized.payment_method.detail?.card;
   const record = newPaymentRecord({
@@ -59,14 +51,15 @@ export function renderDryRunPayment(input: {
     customer: customerOf(input.request),
     vaultedToken: input.request.payment_method.vaulted_token ?? null,
   });
+  return renderPayment(record);
+}
+
+/** A dry-run payment as answered: its view marked dry_run, with where its pairing stands. */
+export function renderDryRunPayment(view: Payment, pairing: { merchantReference: string; status: DryRunPayment['dry_run_pairing']['status']; registrationId: string | null }): DryRunPayment {
   return {
-    ...renderPayment(record),
+    ...view,
     dry_run: true,
-    dry_run_pairing: {
-      merchant_reference: normalized.merchant_reference,
-      status: input.registrationId ? 'PAIRED' : 'WAITING_FOR_PROVIDER_EVENTS',
-      registration_id: input.registrationId,
-    },
+    dry_run_pairing: { merchant_reference: pairing.merchantReference, status: pairing.status, registration_id: pairing.registrationId },
   };
 }
 

@@ -32,6 +32,7 @@ import {
 import type { FieldError } from '../errors';
 import { cardExpiryProblems } from './cards';
 import { CARD_METHOD_TYPES, flowOf, PAYMENT_METHOD_TYPES, PaymentFlow } from './methods';
+import { CONNECTION_ID_DOC } from './connections';
 import {
   PAYMENT_STATUSES,
   PAYMENT_SUB_STATUSES,
@@ -463,7 +464,7 @@ export const ProviderDataView = t.type(
   {
     id: annotate(str, { description: 'provider code, e.g. SANDBOX' }),
     transaction_id: annotate(str, { description: 'the provider\'s id of this operation' }),
-    account_id: annotate(str, { description: 'the provider connection used' }),
+    account_id: annotate(str, { description: `the provider connection used: ${CONNECTION_ID_DOC}` }),
     status: annotate(str, { description: 'provider status: APPROVED, DECLINED, PENDING, ERROR, TIMEOUT, REVERSED' }),
     status_detail: str,
     response_code: str,
@@ -499,7 +500,21 @@ export const TransactionView = t.type(
 );
 export type TransactionView = t.TypeOf<typeof TransactionView>;
 
-export const Payment = t.type(
+/** Where a dry-run payment is in its pairing with the registered provider traffic. */
+export const DRY_RUN_PAIRING_STATUSES = ['WAITING_FOR_PROVIDER_EVENTS', 'PAIRED', 'UNMATCHED'] as const;
+
+export const DryRunPairing = t.type(
+  {
+    merchant_reference: annotate(t.string, { description: 'the reference both legs pair on (merchant_reference, else merchant_order_id)' }),
+    status: annotate(enumOf('DryRunPairingStatus', DRY_RUN_PAIRING_STATUSES), {
+      description: 'WAITING_FOR_PROVIDER_EVENTS until traffic is registered under the reference; PAIRED; UNMATCHED when none came within the pairing window (a late registration still pairs)',
+    }),
+    registration_id: annotate(nullable(t.string), { description: 'the paired registration (GET /v1/dry-run/provider-events/{id} holds the report)' }),
+  },
+  'DryRunPairing',
+);
+
+const PaymentFields = t.type(
   {
     id: Uuid,
     account_id: Uuid,
@@ -525,6 +540,22 @@ export const Payment = t.type(
     workflow: t.string,
     metadata: t.array(t.type({ key: t.string, value: t.string })),
   },
+  'PaymentFields',
+);
+
+/**
+ * A payment as answered by creation and GET. A payment created with `Dry-run: true` is a
+ * payment too (GET /v1/payments/{id} reads it) and says so: `dry_run: true` and its
+ * `dry_run_pairing`; it was never routed, so it stays READY_TO_PAY / CREATED.
+ */
+export const Payment = t.intersection(
+  [
+    PaymentFields,
+    t.partial({
+      dry_run: annotate(t.literal(true), { description: 'present (true) only on a dry-run payment (created with Dry-run: true): validated and stored, never routed to a provider, never captured or refunded' }),
+      dry_run_pairing: annotate(DryRunPairing, { description: 'present only on a dry-run payment' }),
+    }),
+  ],
   'Payment',
 );
 export type Payment = t.TypeOf<typeof Payment>;

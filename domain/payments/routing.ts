@@ -10,6 +10,7 @@ import { compareAmounts } from '../money';
 import { CARD_BRANDS, PAYMENT_METHOD_TYPES } from './codecs';
 import { flowOf, PaymentFlow } from './methods';
 import { providerEntry, PROVIDER_CODES, providerTakes } from '../providers/catalogue';
+import { ConnectionId, ConnectionIdView, defaultSandboxConnectionId } from './connections';
 
 /** Provider codes a connection, a pinned refund, an onboarding or a transfer may name: the catalogue's. */
 export const PROVIDER_IDS = PROVIDER_CODES;
@@ -46,7 +47,7 @@ export type ProviderConnectionCreate = t.TypeOf<typeof ProviderConnectionCreate>
 
 export const ProviderConnection = t.type(
   {
-    id: t.string,
+    id: ConnectionIdView,
     account_id: Uuid,
     provider_id: t.string,
     name: t.string,
@@ -91,14 +92,14 @@ export const RoutingRuleCreate = struct(
   {
     name: boundedString(3, 255),
     priority: annotate(intRange(0, 10_000), { description: 'lower is evaluated first' }),
-    connection_ids: annotate(boundedArray(boundedString(1, 64), 1, 10), { description: 'ordered: the first is tried first, the next on soft decline, timeout or 5xx' }),
+    connection_ids: annotate(boundedArray(ConnectionId, 1, 10), { description: 'ordered: the first is tried first, the next on soft decline, timeout or 5xx' }),
   },
   { conditions: RoutingConditions },
 );
 export type RoutingRuleCreate = t.TypeOf<typeof RoutingRuleCreate>;
 
 export const RoutingRule = t.type(
-  { id: Uuid, account_id: Uuid, name: t.string, priority: t.number, conditions: t.UnknownRecord, connection_ids: t.array(t.string), created_at: t.string },
+  { id: Uuid, account_id: Uuid, name: t.string, priority: t.number, conditions: t.UnknownRecord, connection_ids: t.array(ConnectionIdView), created_at: t.string },
   'RoutingRule',
 );
 
@@ -166,7 +167,7 @@ export function servableConnections<C extends { providerId: string }>(
 /** The default route of an account without rules: two sandbox connections, one per simulated acquirer. */
 export function defaultSandboxConnections(accountId: string) {
   return [1, 2].map((n) => ({
-    id: `default-sandbox-${n}`,
+    id: defaultSandboxConnectionId(n),
     account_id: accountId,
     provider_id: 'SANDBOX',
     name: `Sandbox acquirer ${n}`,

@@ -23,6 +23,7 @@ import type { FieldError } from '../errors';
 import { Document } from '../payments/codecs';
 import { PROVIDER_IDS } from '../payments/routing';
 import { PROVIDER_CATALOGUE } from '../providers/catalogue';
+import { ConnectionId, ConnectionIdView } from '../payments/connections';
 import { SecureCallbackUrl } from '../money-movement/common';
 
 export const NATIONAL_ENTITIES = ['INDIVIDUAL', 'ENTITY'] as const;
@@ -145,7 +146,7 @@ export const OnboardingCreateRequest = struct(
     provider: struct('OnboardingProviderInput', {
       id: annotate(enumOf('ProviderId', PROVIDER_IDS), { description: `a provider catalogue code with the split capability (${SPLIT_PROVIDER_CODES.join(', ')}); another answers 422 SPLIT_NOT_SUPPORTED` }),
     }, {
-      connection_id: annotate(Uuid, { description: 'a connection of the account with this provider; default: its first' }),
+      connection_id: annotate(ConnectionId, { description: 'a connection of the account with this provider, as provider.connection_id answers it; default: its first' }),
       recipient_id: annotate(boundedString(1, 255), { description: 'the recipient\'s id at the provider (PREVIOUSLY_ONBOARDED)' }),
       recipient_type: enumOf('RecipientType', RECIPIENT_TYPES),
     }),
@@ -297,7 +298,7 @@ export const Onboarding = t.type(
     workflow: t.string,
     status: annotate(enumOf('OnboardingStatus', ONBOARDING_STATUSES), { description: 'CREATED, then SUCCEEDED, PENDING_REVIEW or FAILED' }),
     callback_url: str,
-    provider: t.type({ id: t.string, connection_id: t.string, recipient_id: str, redirect_url: str, onboarding_url: str, legal_entity: nullable(t.UnknownRecord) }),
+    provider: t.type({ id: t.string, connection_id: ConnectionIdView, recipient_id: str, redirect_url: str, onboarding_url: str, legal_entity: nullable(t.UnknownRecord) }),
     documentation: t.array(DocumentRefView),
     legal_representatives: t.array(t.UnknownRecord),
     requirements: t.array(t.type({ code: t.string, message: t.string })),

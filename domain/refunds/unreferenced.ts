@@ -22,6 +22,7 @@ import { isIsoCountry } from '../iso-codes';
 import { CARD_BRANDS, CARD_TYPES, CardNumber, customerPayerFields, Document, ExpirationYear, SecurityCode, StoredCredentials } from '../payments/codecs';
 import { PROVIDER_IDS } from '../payments/routing';
 import { CREDIT_PROVIDER_CODES } from '../providers/catalogue';
+import { ConnectionIdView } from '../payments/connections';
 import { bankRailOf, CreditMethod, lastFourOf, SecureCallbackUrl } from '../money-movement/common';
 
 export const BANK_ACCOUNT_TYPES = ['IBAN', 'CHECKING', 'SAVINGS', 'CLABE', 'CCI', 'LOCAL', 'MANDATE'] as const;
@@ -260,7 +261,7 @@ export const UnreferencedRefund = t.type(
       }),
     }),
     customer_payer: nullable(t.type({ id: str, merchant_customer_id: str, type: str, first_name: str, last_name: str, business_name: str, email: str, nationality: str })),
-    provider: nullable(t.type({ name: t.string, type: t.string, connection_id: t.string, reference: str, category: str, raw_response_code: str })),
+    provider: nullable(t.type({ name: t.string, type: t.string, connection_id: ConnectionIdView, reference: str, category: str, raw_response_code: str })),
     metadata: t.array(t.type({ key: t.string, value: t.string })),
     created_at: t.string,
     updated_at: t.string,

@@ -13,6 +13,7 @@
 import * as t from 'io-ts';
 import { annotate, boundedString, currencyAmount, enumOf, metadataList, nullable, PositiveDecimalAmount, struct, Uuid } from '../codecs/common';
 import { PROVIDER_IDS } from '../payments/routing';
+import { ConnectionIdView } from '../payments/connections';
 
 export const SplitTransferRequest = struct(
   'SplitTransferRequest',
@@ -74,7 +75,7 @@ export const SplitTransfer = t.type(
     description: t.string,
     merchant_reference: str,
     metadata: t.array(t.type({ key: t.string, value: t.string })),
-    provider: nullable(t.type({ id: t.string, connection_id: t.string, recipient_id: t.string })),
+    provider: nullable(t.type({ id: t.string, connection_id: ConnectionIdView, recipient_id: t.string })),
     transactions: t.array(t.type({
       code: annotate(t.string, { description: 'APPROVED, INSUFFICIENT_BALANCE or the provider\'s decline code' }),
       type: annotate(t.literal('SPLIT_TRANSFER'), { description: 'SPLIT_TRANSFER' }),

@@ -331,7 +331,7 @@ describe('campaigns (integration)', function () {
       assert.equal(paused.body.status, 'PAUSED');
       assert.equal((await patch(path, { status: 'PAUSED' }, merchant)).body.status, 'PAUSED');
       assert.equal((await patch(path, { status: 'ACTIVE' }, merchant)).body.status, 'ACTIVE');
-      assert.equal((await patch(path, { status: 'CANCELLED' }, merchant)).status, 400);
+      assert.equal((await patch(path, { status: 'DELETED' }, merchant)).status, 400);
       const completed = await patch(path, { status: 'COMPLETED' }, merchant);
       assert.equal(completed.status, 200);
       assert.equal(completed.body.status, 'COMPLETED');
