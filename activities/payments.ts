@@ -14,7 +14,7 @@ import { savePaymentRecord } from './repositories/payments';
 import { openConnectionCredentials, resolveRoute, RoutedConnection } from './repositories/routing';
 import { findVaultCard, forgetSecurityCode, openPan, readSecurityCode } from './repositories/vault';
 import { authorizingTransaction, PaymentRecord } from '../domain/payments/record';
-import { RoutingFacts, servableConnections } from '../domain/payments/routing';
+import { PROVIDERS_WITH_CREDENTIALS, RoutingFacts, servableConnections } from '../domain/payments/routing';
 import { fullYear } from '../domain/payments/cards';
 
 export interface AttemptInput {
@@ -79,7 +79,8 @@ export function createPaymentActivities(deps: ActivityDeps) {
   async function providerCall(connection: RoutedConnection): Promise<ProviderCall> {
     return {
       target: targetOf(connection),
-      credentials: await openConnectionCredentials(db, keyring, connection.connectionId),
+      // Only providers that have credentials cost a read (the sandbox's hot path stays as it was).
+      credentials: PROVIDERS_WITH_CREDENTIALS.includes(connection.providerId) ? await openConnectionCredentials(db, keyring, connection.connectionId) : null,
       baseUrl: baseUrlFor(connection.providerId, config),
       timeoutMs: config.providerTimeoutMs,
     };
