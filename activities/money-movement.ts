@@ -71,7 +71,9 @@ export function createMoneyMovementActivities(deps: ActivityDeps) {
 
   async function call(connection: RoutedConnection, operation: ProviderOperation, request: ProviderHttpRequest): Promise<ProviderResult> {
     const connector = moneyMovementConnectorFor(connection.providerId);
-    return withHeartbeat(() => callProvider(connector.charges, operation, baseUrlFor(connection.providerId, config), request, config.providerTimeoutMs));
+    const baseUrl = baseUrlFor(connection.providerId, config);
+    if (!baseUrl) throw new Error(`no base URL for provider ${connection.providerId}`);
+    return withHeartbeat(() => callProvider(connector.charges, operation, baseUrl, request, config.providerTimeoutMs));
   }
 
   return {

@@ -8,13 +8,13 @@
  */
 import type { ActivityDeps } from './index';
 import { baseUrlFor, connectorFor, paymentFlowsOf } from './providers';
-import { callProvider, ProviderResult, ProviderTimeout, targetOf, withHeartbeat } from './providers/connector';
+import { AuthorizeRequest, ProviderCall, ProviderResult, ProviderTimeout, targetOf, traced, withHeartbeat } from './providers/connector';
 import { markPaymentMethodUsed } from './repositories/customers';
 import { savePaymentRecord } from './repositories/payments';
-import { resolveRoute, RoutedConnection } from './repositories/routing';
+import { openConnectionCredentials, resolveRoute, RoutedConnection } from './repositories/routing';
 import { findVaultCard, forgetSecurityCode, openPan, readSecurityCode } from './repositories/vault';
 import { authorizingTransaction, PaymentRecord } from '../domain/payments/record';
-import { RoutingFacts, servableConnections } from '../domain/payments/routing';
+import { PROVIDERS_WITH_CREDENTIALS, RoutingFacts, servableConnections } from '../domain/payments/routing';
 import { fullYear } from '../domain/payments/cards';
 
 export interface AttemptInput {
@@ -72,6 +72,20 @@ function failureResult(category: 'TIMEOUT' | 'PROVIDER_ERROR', message: string, 
 export function createPaymentActivities(deps: ActivityDeps) {
   const { db, keyring, config } = deps;
 
+  /**
+   * What a provider call on `connection` needs. The connection's credentials are opened here,
+   * in the activity, like the vault card: they never travel through workflow history.
+   */
+  async function providerCall(connection: RoutedConnection): Promise<ProviderCall> {
+    return {
+      target: targetOf(connection),
+      // Only providers that have credentials cost a read (the sandbox's hot path stays as it was).
+      credentials: PROVIDERS_WITH_CREDENTIALS.includes(connection.providerId) ? await openConnectionCredentials(db, keyring, connection.connectionId) : null,
+      baseUrl: baseUrlFor(connection.providerId, config),
+      timeoutMs: config.providerTimeoutMs,
+    };
+  }
+
   return {
     async savePayment(record: PaymentRecord): Promise<void> {
       await savePaymentRecord(db, record);
@@ -101,10 +115,9 @@ export function createPaymentActivities(deps: ActivityDeps) {
       const [card, securityCode] = await Promise.all([findVaultCard(db, input.cardId), readSecurityCode(db, keyring, input.paymentId)]);
       if (!card) throw new Error(`vault card ${input.cardId} is missing`);
       const connector = connectorFor(input.connection.providerId);
-      const baseUrl = baseUrlFor(input.connection.providerId, config);
-      const idempotencyKey = `${input.paymentId}:attempt:${input.attempt}`;
-      const request = connector.buildAuthorization(targetOf(input.connection), {
-        idempotencyKey,
+      const call = await providerCall(input.connection);
+      const request: AuthorizeRequest = {
+        idempotencyKey: `${input.paymentId}:attempt:${input.attempt}`,
         reference: input.reference,
         amount: input.amount,
         currency: input.currency,
@@ -118,14 +131,14 @@ export function createPaymentActivities(deps: ActivityDeps) {
           expirationYear: fullYear(card.expiration_year),
           securityCode,
         },
-      });
+      };
       return withHeartbeat(async () => {
         try {
-          return await callProvider(connector, 'authorize', baseUrl, request, config.providerTimeoutMs);
+          return await traced(connector.providerId, 'authorize', call.timeoutMs, () => connector.authorize(call, request));
         } catch (error) {
           if (error instanceof ProviderTimeout) {
-            const reversal = await callProvider(connector, 'reversal', baseUrl, connector.buildReversal(targetOf(input.connection), idempotencyKey), config.providerTimeoutMs).catch((e) => ({ rawResponse: { error: String(e) } }));
-            return failureResult('TIMEOUT', `no answer within ${config.providerTimeoutMs} ms; attempt reversed`, { reversal: reversal.rawResponse });
+            const reversal = await traced(connector.providerId, 'reversal', call.timeoutMs, () => connector.reverse(call, request)).catch((e) => ({ error: String(e) }));
+            return failureResult('TIMEOUT', `no answer within ${config.providerTimeoutMs} ms; attempt reversed`, { reversal });
           }
           // Connection refused / reset before an answer: nothing was authorized on our side of the wire.
           return failureResult('PROVIDER_ERROR', `provider unreachable: ${(error as Error).message}`, null);
@@ -135,15 +148,16 @@ export function createPaymentActivities(deps: ActivityDeps) {
 
     async providerFollowUp(input: FollowUpInput): Promise<ProviderResult> {
       const connector = connectorFor(input.connection.providerId);
-      const request = connector.buildFollowUp(targetOf(input.connection), input.kind, {
+      const call = await providerCall(input.connection);
+      const request = {
         idempotencyKey: input.idempotencyKey,
         providerTransactionId: input.providerTransactionId,
         amount: input.amount,
         currency: input.currency,
-      });
+      };
       return withHeartbeat(async () => {
         try {
-          return await callProvider(connector, input.kind, baseUrlFor(input.connection.providerId, config), request, config.providerTimeoutMs);
+          return await traced(connector.providerId, input.kind, call.timeoutMs, () => connector.followUp(call, input.kind, request));
         } catch (error) {
           // Follow-ups are idempotent at the provider: a retry with the same key is safe.
           if (error instanceof ProviderTimeout) throw error;

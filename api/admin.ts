@@ -8,13 +8,15 @@
  *                                 credentials kept in PATH (mode 600) so each start can print them
  *   rotate-key [--id ID]          development keyring (DATA_DIR/master-keys.txt): puts a new key
  *                                 first and keeps the old ones, prints {active_key_id, key_ids, key_file}
- *   reseal-vault                  after a rotation and a restart: re-encrypts every vaulted card
- *                                 under the active key, prints {resealed, active_key_id}
+ *   reseal-vault                  after a rotation and a restart: re-encrypts every vaulted card and
+ *                                 provider connection credential under the active key,
+ *                                 prints {resealed, provider_credentials_resealed, active_key_id}
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { createMerchant } from '../activities/repositories/merchants';
 import { resealVault } from '../activities/repositories/vault';
+import { resealConnectionCredentials } from '../activities/repositories/routing';
 import { keyFilePath, loadKeyring, rotateKeyFile } from '../activities/runtime/keys';
 import { loadConfig } from '../activities/runtime/config';
 import { connectMongo, ensureIndexes } from '../activities/runtime/mongo';
@@ -110,7 +112,8 @@ async function main(argv: string[]): Promise<number> {
     const mongo = await connectMongo(config.mongodbUri, config.mongodbDb);
     try {
       const resealed = await resealVault(mongo.db, keyring);
-      process.stdout.write(`${JSON.stringify({ resealed, active_key_id: keyring.activeKeyId })}\n`);
+      const credentialsResealed = await resealConnectionCredentials(mongo.db, keyring);
+      process.stdout.write(`${JSON.stringify({ resealed, provider_credentials_resealed: credentialsResealed, active_key_id: keyring.activeKeyId })}\n`);
       return 0;
     } finally {
       await mongo.client.close();

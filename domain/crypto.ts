@@ -15,7 +15,8 @@ export type KeyPurpose =
   | 'field'
   | 'whitelabel-token'
   | 'report-link'
-  | 'bank-account';
+  | 'bank-account'
+  | 'provider-credentials';
 
 export interface Keyring {
   activeKeyId: string;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * `npm test`: set-up, then a private Temporal dev server and FerretDB on free ports with a
+ * `npm test`: set-up, then a private Temporal dev server, FerretDB and stripe-mock on free ports with a
  * throw-away data directory (a running `npm start` is never disturbed), then the whole mocha
  * suite (unit + integration), then everything is stopped. Exits non-zero on any failure.
  * Extra arguments go to mocha (e.g. `npm test -- --grep idempotency`).
@@ -12,7 +12,7 @@ const { withPrivateInfra, runNode } = require('./lib/infra');
 
 async function main() {
   const started = Date.now();
-  const binaries = prepare();
+  const binaries = prepare({ stripeMock: true });
   const chromium = ensureChromium(); // the dashboard test drives headless Chromium
   const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
   const exitCode = await withPrivateInfra(

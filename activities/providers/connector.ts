@@ -2,6 +2,10 @@
  * The provider connector interface. A connector turns Switchyard operations into one
  * provider's API calls and maps the answers back; the payment activities do the rest
  * (timeouts, reversal, failover, storage) the same way for every provider.
+ *
+ * Two kinds implement it: connectors spoken over plain JSON HTTP describe each request
+ * (`HttpConnector`: build, then map the answer) and `overHttp` sends them; connectors built
+ * on a provider's official SDK (Stripe) implement the operations themselves.
  */
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
@@ -64,16 +68,70 @@ export interface ProviderResult {
   threeDsRedirectUrl: string | null;
 }
 
+/** A connection's provider credentials, opened for one call only (never in history or logs). */
+export interface ConnectionCredentials {
+  secretKey: string;
+}
+
+/** Everything one provider call needs besides the request itself. */
+export interface ProviderCall {
+  target: ConnectionTarget;
+  /** Null for providers that need none (the sandbox). */
+  credentials: ConnectionCredentials | null;
+  /** Where the provider's API is; null means the provider's own production address. */
+  baseUrl: string | null;
+  timeoutMs: number;
+}
+
+export type FollowUpKind = 'capture' | 'void' | 'refund';
+
 export interface ProviderConnector {
   readonly providerId: string;
   /** Payment flows this connector implements; routing never sends a payment of another flow here. */
   readonly flows: readonly PaymentFlow[];
+  /**
+   * One authorization (or sale). Declines and provider errors are results; throws
+   * ProviderTimeout when no answer came in time, any other error when unreachable.
+   */
+  authorize(call: ProviderCall, request: AuthorizeRequest): Promise<ProviderResult>;
+  followUp(call: ProviderCall, kind: FollowUpKind, request: FollowUpRequest): Promise<ProviderResult>;
+  /** Undoes whatever the timed-out authorization `request` did; answers the raw responses. */
+  reverse(call: ProviderCall, request: AuthorizeRequest): Promise<unknown>;
+}
+
+/** A connector spoken over plain JSON HTTP: requests are described, sent by `send`, then mapped. */
+export interface HttpConnector {
+  readonly providerId: string;
+  readonly flows: readonly PaymentFlow[];
   buildAuthorization(target: ConnectionTarget, request: AuthorizeRequest): ProviderHttpRequest;
-  buildFollowUp(target: ConnectionTarget, kind: 'capture' | 'void' | 'refund', request: FollowUpRequest): ProviderHttpRequest;
+  buildFollowUp(target: ConnectionTarget, kind: FollowUpKind, request: FollowUpRequest): ProviderHttpRequest;
   /** Timeout reversal of the authorization sent with `idempotencyKey`. */
   buildReversal(target: ConnectionTarget, idempotencyKey: string): ProviderHttpRequest;
   /** Maps an HTTP answer (status + parsed body) to a result. */
   mapResponse(httpStatus: number, body: unknown): ProviderResult;
+}
+
+function baseUrlOf(call: ProviderCall): string {
+  if (!call.baseUrl) throw new Error(`no base URL configured for provider ${call.target.providerId}`);
+  return call.baseUrl;
+}
+
+/** The operations of an HTTP connector: build, send, map. */
+export function overHttp<C extends HttpConnector>(http: C): C & ProviderConnector {
+  return {
+    ...http,
+    async authorize(call, request) {
+      const response = await send(baseUrlOf(call), http.buildAuthorization(call.target, request), call.timeoutMs);
+      return http.mapResponse(response.status, response.body);
+    },
+    async followUp(call, kind, request) {
+      const response = await send(baseUrlOf(call), http.buildFollowUp(call.target, kind, request), call.timeoutMs);
+      return http.mapResponse(response.status, response.body);
+    },
+    async reverse(call, request) {
+      return (await send(baseUrlOf(call), http.buildReversal(call.target, request.idempotencyKey), call.timeoutMs)).body;
+    },
+  };
 }
 
 export class ProviderTimeout extends Error {
@@ -117,21 +175,24 @@ export type ProviderOperation = 'authorize' | 'capture' | 'void' | 'refund' | 'r
 const tracer = trace.getTracer('switchyard-providers');
 
 /**
- * Sends a prepared request and maps the answer, inside one span per provider call. The span
- * carries the provider id, the operation and the outcome only: requests hold card numbers
- * and merchant credentials and answers may echo them, so neither is ever recorded.
+ * Runs one provider operation inside its span. The span carries the provider id, the
+ * operation and the outcome only: requests hold card numbers and merchant credentials and
+ * answers may echo them, so neither is ever recorded.
  */
-export function callProvider(connector: ProviderConnector, operation: ProviderOperation, baseUrl: string, request: ProviderHttpRequest, timeoutMs: number): Promise<ProviderResult> {
-  const attributes = { 'switchyard.provider.id': connector.providerId, 'switchyard.provider.operation': operation };
+export function traced<T>(providerId: string, operation: ProviderOperation, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const attributes = { 'switchyard.provider.id': providerId, 'switchyard.provider.operation': operation };
   return tracer.startActiveSpan(`provider ${operation}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
     try {
-      const response = await send(baseUrl, request, timeoutMs);
-      const result = connector.mapResponse(response.status, response.body);
-      span.setAttribute('switchyard.provider.outcome', result.category);
-      span.setAttribute('switchyard.provider.response_code', result.responseCode);
-      span.setAttribute('http.response.status_code', response.status);
-      if (result.category === 'PROVIDER_ERROR') span.setStatus({ code: SpanStatusCode.ERROR, message: result.responseCode });
-      return result;
+      const answer = await work();
+      // A reversal answers the provider's raw responses, not a result: no outcome to name.
+      const result = answer && typeof answer === 'object' && 'category' in answer ? (answer as unknown as ProviderResult) : null;
+      if (result) {
+        span.setAttribute('switchyard.provider.outcome', result.category);
+        span.setAttribute('switchyard.provider.response_code', result.responseCode);
+        if (result.httpStatus !== null) span.setAttribute('http.response.status_code', result.httpStatus);
+        if (result.category === 'PROVIDER_ERROR') span.setStatus({ code: SpanStatusCode.ERROR, message: result.responseCode });
+      }
+      return answer;
     } catch (error) {
       // Fixed messages: an error's own text could quote the request.
       const timedOut = error instanceof ProviderTimeout;
@@ -141,6 +202,14 @@ export function callProvider(connector: ProviderConnector, operation: ProviderOp
     } finally {
       span.end();
     }
+  });
+}
+
+/** Sends a prepared request of an HTTP connector and maps the answer, inside one span. */
+export function callProvider(connector: HttpConnector, operation: ProviderOperation, baseUrl: string, request: ProviderHttpRequest, timeoutMs: number): Promise<ProviderResult> {
+  return traced(connector.providerId, operation, timeoutMs, async () => {
+    const response = await send(baseUrl, request, timeoutMs);
+    return connector.mapResponse(response.status, response.body);
   });
 }
 

@@ -5,8 +5,9 @@
 import type { PaymentFlow } from '../../domain/payments/methods';
 import type { ProviderConnector } from './connector';
 import { sandboxConnector } from './sandbox';
+import { stripeConnector } from './stripe';
 
-const CONNECTORS: Record<string, ProviderConnector> = { SANDBOX: sandboxConnector };
+const CONNECTORS: Record<string, ProviderConnector> = { SANDBOX: sandboxConnector, STRIPE: stripeConnector };
 
 export function connectorFor(providerId: string): ProviderConnector {
   const connector = CONNECTORS[providerId];
@@ -19,8 +20,12 @@ export function paymentFlowsOf(providerId: string): readonly PaymentFlow[] {
   return CONNECTORS[providerId]?.flows ?? [];
 }
 
-/** Base URL of a provider's API; the sandbox's comes from SANDBOX_GATEWAY_URL. */
-export function baseUrlFor(providerId: string, config: { sandboxGatewayUrl: string }): string {
+/**
+ * Base URL of a provider's API: the sandbox's from SANDBOX_GATEWAY_URL, Stripe's from
+ * STRIPE_API_URL (null: the SDK's own production address).
+ */
+export function baseUrlFor(providerId: string, config: { sandboxGatewayUrl: string; stripeApiUrl: string | null }): string | null {
   if (providerId === 'SANDBOX') return config.sandboxGatewayUrl;
+  if (providerId === 'STRIPE') return config.stripeApiUrl;
   throw new Error(`no base URL for provider ${providerId}`);
 }

@@ -4,8 +4,8 @@
  * so categories, ISO 8583 codes and raw responses mean the same on both sides.
  */
 import { toCurrencyMinor } from '../../domain/money';
-import type { CardForProvider, ConnectionTarget, ProviderConnector, ProviderHttpRequest } from './connector';
-import { connectorFor } from './index';
+import type { CardForProvider, ConnectionTarget, HttpConnector, ProviderHttpRequest } from './connector';
+import { sandboxConnector } from './sandbox';
 
 export type CreditDestination =
   | { type: 'CARD'; card: CardForProvider }
@@ -42,7 +42,7 @@ export interface TransferRequest {
 }
 
 export interface MoneyMovementConnector {
-  readonly charges: ProviderConnector;
+  readonly charges: HttpConnector;
   buildCredit(target: ConnectionTarget, request: CreditRequest): ProviderHttpRequest;
   buildRecipientOnboarding(target: ConnectionTarget, request: RecipientOnboardingRequest): ProviderHttpRequest;
   buildTransfer(target: ConnectionTarget, request: TransferRequest): ProviderHttpRequest;
@@ -57,7 +57,7 @@ function minor(amount: number, currency: string): number {
 const headers = (target: ConnectionTarget, key: string) => ({ 'x-merchant-id': target.merchantId, 'idempotency-key': key });
 
 const sandboxMoneyMovement: MoneyMovementConnector = {
-  charges: connectorFor('SANDBOX'),
+  charges: sandboxConnector,
   buildCredit(target, r) {
     const d = r.destination;
     const destination =

@@ -3,7 +3,7 @@
  */
 import { categoryOfIsoCode, ISO8583_MESSAGES } from '../../domain/payments/provider-codes';
 import { toCurrencyMinor } from '../../domain/money';
-import type { ProviderConnector, ProviderResult } from './connector';
+import { overHttp, ProviderResult } from './connector';
 
 function minor(amount: number, currency: string): number {
   const value = toCurrencyMinor(amount, currency);
@@ -22,7 +22,7 @@ const RESPONSE_CODES: Record<string, string> = {
   '12': 'INVALID_TRANSACTION',
 };
 
-export const sandboxConnector: ProviderConnector = {
+export const sandboxConnector = overHttp({
   providerId: 'SANDBOX',
   flows: ['card'],
 
@@ -89,4 +89,4 @@ export const sandboxConnector: ProviderConnector = {
       threeDsRedirectUrl: b.three_d_secure?.redirect_url ?? null,
     };
   },
-};
+});

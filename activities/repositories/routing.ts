@@ -1,7 +1,11 @@
 /**
- * Provider connections and routing rules per account.
+ * Provider connections and routing rules per account. A connection's provider credentials
+ * are stored only sealed (AES-256-GCM under the provider-credentials subkey, bound to the
+ * connection id); only the worker's provider calls open them.
  */
 import type { Db } from 'mongodb';
+import type { ConnectionCredentials } from '../providers/connector';
+import { Keyring, openString, sealString } from '../../domain/crypto';
 import { newId } from '../../domain/credentials';
 import { defaultSandboxConnections, ProviderConnectionCreate, RoutingFacts, RoutingRuleCreate, selectRule } from '../../domain/payments/routing';
 
@@ -13,6 +17,9 @@ export interface ConnectionDoc {
   name: string;
   merchant_id: string;
   status: 'ACTIVE';
+  /** "<keyId>.<iv+tag+ciphertext>" of the credentials' JSON; absent for the sandbox. */
+  credentials_sealed?: string;
+  credentials_key_id?: string;
   created_at: Date;
 }
 
@@ -31,10 +38,44 @@ export interface RoutedConnection {
   name: string;
 }
 
-export async function createConnection(db: Db, organizationCode: string, accountId: string, input: ProviderConnectionCreate): Promise<ConnectionDoc> {
-  const doc: ConnectionDoc = { _id: newId(), organization_code: organizationCode, account_id: accountId, ...input, status: 'ACTIVE', created_at: new Date() };
+function sealCredentials(keyring: Keyring, connectionId: string, credentials: ConnectionCredentials) {
+  const sealed = sealString(keyring, 'provider-credentials', JSON.stringify(credentials), connectionId);
+  return { credentials_sealed: sealed, credentials_key_id: sealed.slice(0, sealed.indexOf('.')) };
+}
+
+export async function createConnection(db: Db, keyring: Keyring, organizationCode: string, accountId: string, input: ProviderConnectionCreate): Promise<ConnectionDoc> {
+  const { credentials, ...fields } = input;
+  const _id = newId();
+  const doc: ConnectionDoc = {
+    _id,
+    organization_code: organizationCode,
+    account_id: accountId,
+    ...fields,
+    status: 'ACTIVE',
+    ...(credentials ? sealCredentials(keyring, _id, { secretKey: credentials.secret_key }) : {}),
+    created_at: new Date(),
+  };
   await db.collection<ConnectionDoc>('provider_connections').insertOne(doc);
   return doc;
+}
+
+/** The credentials of a configured connection, opened for one provider call; null when it has none. */
+export async function openConnectionCredentials(db: Db, keyring: Keyring, connectionId: string): Promise<ConnectionCredentials | null> {
+  const doc = await db.collection<ConnectionDoc>('provider_connections').findOne({ _id: connectionId }, { projection: { credentials_sealed: 1 } });
+  if (!doc?.credentials_sealed) return null;
+  return JSON.parse(openString(keyring, 'provider-credentials', doc.credentials_sealed, connectionId)) as ConnectionCredentials;
+}
+
+/** Key rotation: re-seals every connection's credentials not sealed under the active key (safe to rerun). */
+export async function resealConnectionCredentials(db: Db, keyring: Keyring): Promise<number> {
+  let count = 0;
+  const connections = db.collection<ConnectionDoc>('provider_connections');
+  for await (const doc of connections.find({ credentials_sealed: { $exists: true }, credentials_key_id: { $ne: keyring.activeKeyId } })) {
+    const opened = JSON.parse(openString(keyring, 'provider-credentials', doc.credentials_sealed!, doc._id)) as ConnectionCredentials;
+    const result = await connections.updateOne({ _id: doc._id, credentials_key_id: doc.credentials_key_id }, { $set: sealCredentials(keyring, doc._id, opened) });
+    count += result.modifiedCount;
+  }
+  return count;
 }
 
 export function listConnections(db: Db, accountId: string): Promise<ConnectionDoc[]> {

@@ -39,6 +39,8 @@ export interface Config {
   codecCorsOrigins: string[];
   sandboxGatewayUrl: string;
   sandboxGatewayPort: number;
+  /** Base URL of Stripe's API for STRIPE connections (stripe-mock in tests); null = Stripe's own. */
+  stripeApiUrl: string | null;
   /** How long one provider call may take before it is reversed and the next connection tried. */
   providerTimeoutMs: number;
   /** How long POST /v1/payments waits for the first outcome before answering PENDING. */
@@ -152,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     sandboxGatewayUrl: (env.SANDBOX_GATEWAY_URL || `http://127.0.0.1:${sandboxGatewayPort}`).replace(/\/$/, ''),
     sandboxGatewayPort,
+    stripeApiUrl: env.STRIPE_API_URL ? env.STRIPE_API_URL.replace(/\/$/, '') : null,
     providerTimeoutMs: intFrom('PROVIDER_TIMEOUT_MS', 10_000),
     paymentSyncWaitMs: intFrom('PAYMENT_SYNC_WAIT_MS', 3_000),
     webhookRetryBaseMs: intFrom('WEBHOOK_RETRY_BASE_MS', 30_000),

@@ -7,13 +7,14 @@ import * as t from 'io-ts';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
 import { ConnectionDoc, createConnection, createRule, deleteRule, listConnections, listRules, RoutingRuleDoc } from '../../activities/repositories/routing';
 import { ApiError } from '../../domain/errors';
-import { defaultSandboxConnections, ProviderConnection, ProviderConnectionCreate, RoutingRule, RoutingRuleCreate } from '../../domain/payments/routing';
+import { connectionCredentialsProblem, defaultSandboxConnections, ProviderConnection, ProviderConnectionCreate, RoutingRule, RoutingRuleCreate } from '../../domain/payments/routing';
 import type { AppContext, AppDeps } from '../context';
 import type { RouteTable } from '../routes';
 
 const ACCOUNT_PARAM = { name: 'account_id', description: 'an account of the organization', schema: { type: 'string', format: 'uuid' } };
 
-const renderConnection = (c: ConnectionDoc) => ({ id: c._id, account_id: c.account_id, provider_id: c.provider_id, name: c.name, merchant_id: c.merchant_id, status: c.status, default: false, created_at: c.created_at.toISOString() });
+// Field by field: the sealed credentials never leave the database.
+const renderConnection = (c: ConnectionDoc) => ({ id: c._id, account_id: c.account_id, provider_id: c.provider_id, name: c.name, merchant_id: c.merchant_id, status: c.status, default: false, credentials_configured: Boolean(c.credentials_sealed), created_at: c.created_at.toISOString() });
 const renderRule = (r: RoutingRuleDoc) => ({ id: r._id, account_id: r.account_id, name: r.name, priority: r.priority, conditions: r.conditions, connection_ids: r.connection_ids, created_at: r.created_at.toISOString() });
 
 async function ownedAccount(deps: AppDeps, ctx: AppContext) {
@@ -26,11 +27,17 @@ export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
   const base = { tag: 'Routing', area: 'default' as const, auth: 'pair' as const, pathParams: [ACCOUNT_PARAM] };
 
   routes.add(
-    { ...base, method: 'POST', path: '/v1/accounts/:account_id/provider-connections', operationId: 'createProviderConnection', summary: 'Add a provider connection to an account', body: ProviderConnectionCreate, responses: { 201: { description: 'The connection', body: ProviderConnection } } },
+    {
+      ...base, method: 'POST', path: '/v1/accounts/:account_id/provider-connections', operationId: 'createProviderConnection', summary: 'Add a provider connection to an account',
+      description: 'SANDBOX connections need no credentials; STRIPE connections need credentials.secret_key (a Stripe secret or restricted key), which is stored encrypted and never returned. Payments reach a connection through routing rules.',
+      body: ProviderConnectionCreate, responses: { 201: { description: 'The connection (without its credentials)', body: ProviderConnection }, 400: { description: 'Invalid body, or credentials that do not fit the provider' } },
+    },
     async (ctx, body) => {
       const account = await ownedAccount(deps, ctx);
+      const problem = connectionCredentialsProblem(body);
+      if (problem) throw new ApiError('validation', problem.message, { fieldErrors: [{ field: problem.field, code: 'INVALID', message: problem.message }] });
       ctx.status = 201;
-      ctx.body = renderConnection(await createConnection(deps.db, account.organization_code, account._id, body));
+      ctx.body = renderConnection(await createConnection(deps.db, deps.keyring, account.organization_code, account._id, body));
     },
   );
 

@@ -13,21 +13,30 @@ export const ISO8583_MESSAGES: Record<string, string> = {
   '05': 'Do not honor',
   '07': 'Pick up card, special condition',
   '12': 'Invalid transaction',
+  '13': 'Invalid amount',
   '14': 'Invalid card number',
+  '19': 'Re-enter transaction',
   '41': 'Lost card, pick up',
   '43': 'Stolen card, pick up',
   '51': 'Insufficient funds',
   '54': 'Expired card',
+  '55': 'Incorrect PIN',
   '57': 'Transaction not permitted to cardholder',
+  '58': 'Transaction not permitted to terminal',
+  '59': 'Suspected fraud',
   '61': 'Exceeds withdrawal amount limit',
   '62': 'Restricted card',
+  '63': 'Security violation',
   '65': 'Exceeds withdrawal frequency limit',
+  '75': 'Allowable number of PIN tries exceeded',
   '91': 'Issuer or switch inoperative',
+  '94': 'Duplicate transmission',
   '96': 'System malfunction',
   '1A': 'Additional customer authentication required',
+  N7: 'Decline for CVV2 failure',
 };
 
-const HARD_DECLINES = new Set(['04', '07', '12', '14', '41', '43', '54', '57', '62']);
+const HARD_DECLINES = new Set(['04', '07', '12', '13', '14', '41', '43', '54', '55', '57', '59', '62', '63', '75', '94', 'N7']);
 
 /** Category of a provider answer given its ISO 8583 code. */
 export function categoryOfIsoCode(code: string): TransactionCategory {

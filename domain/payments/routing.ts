@@ -15,23 +15,62 @@ import { ConnectionId, ConnectionIdView, defaultSandboxConnectionId } from './co
 /** Provider codes a connection, a pinned refund, an onboarding or a transfer may name: the catalogue's. */
 export const PROVIDER_IDS = PROVIDER_CODES;
 
+/** Providers whose connections carry credentials (required for them, refused for the others). */
+export const PROVIDERS_WITH_CREDENTIALS: readonly string[] = ['STRIPE'];
+
+// Stripe secret keys (sk_) and restricted keys (rk_), test or live mode.
+const STRIPE_KEY = /^(sk|rk)_(test|live)_[0-9A-Za-z]{8,247}$/;
+
+export const ProviderCredentialsInput = struct(
+  'ProviderCredentialsInput',
+  {
+    secret_key: annotate(boundedString(1, 255), {
+      description: 'STRIPE: the secret (sk_test_..., sk_live_...) or restricted (rk_...) API key. Stored encrypted, used only by the worker for provider calls, never returned.',
+      writeOnly: true,
+    }),
+  },
+  {},
+);
+
 export const ProviderConnectionCreate = struct(
   'ProviderConnectionCreate',
   {
     provider_id: annotate(enumOf('ProviderId', PROVIDER_IDS), {
-      description: 'a code of the provider catalogue (README, "Provider catalogue"); SANDBOX is the built-in sandbox acquirer. Connections to providers without a connector yet are kept but never routed to',
+      description: 'a code of the provider catalogue (README, "Provider catalogue"); SANDBOX is the built-in sandbox acquirer, STRIPE goes to Stripe PaymentIntents (credentials required). Connections to providers without a connector yet are kept but never routed to',
     }),
     name: boundedString(3, 255),
-    merchant_id: annotate(boundedString(1, 255), { description: 'the merchant identifier the provider issued for this connection' }),
+    merchant_id: annotate(boundedString(1, 255), { description: 'the merchant identifier the provider issued for this connection (STRIPE: the account id, acct_...)' }),
   },
-  {},
+  { credentials: ProviderCredentialsInput },
 );
 export type ProviderConnectionCreate = t.TypeOf<typeof ProviderConnectionCreate>;
 
 export const ProviderConnection = t.type(
-  { id: ConnectionIdView, account_id: Uuid, provider_id: t.string, name: t.string, merchant_id: t.string, status: t.string, default: t.boolean, created_at: t.string },
+  {
+    id: ConnectionIdView,
+    account_id: Uuid,
+    provider_id: t.string,
+    name: t.string,
+    merchant_id: t.string,
+    status: t.string,
+    default: t.boolean,
+    credentials_configured: annotate(t.boolean, { description: 'whether credentials are stored for this connection (they are never returned)' }),
+    created_at: t.string,
+  },
   'ProviderConnection',
 );
+
+/** Why a connection's credentials do not fit its provider (field path + message), or null. */
+export function connectionCredentialsProblem(input: ProviderConnectionCreate): { field: string; message: string } | null {
+  const needed = PROVIDERS_WITH_CREDENTIALS.includes(input.provider_id);
+  if (!needed) return input.credentials ? { field: 'credentials', message: `Switchyard keeps no credentials for ${input.provider_id} connections` } : null;
+  if (!input.credentials) return { field: 'credentials', message: `${input.provider_id} connections need credentials.secret_key` };
+  // The message never repeats the key: a mistyped secret is still a secret.
+  if (input.provider_id === 'STRIPE' && !STRIPE_KEY.test(input.credentials.secret_key)) {
+    return { field: 'credentials.secret_key', message: 'must be a Stripe secret or restricted API key (sk_test_..., sk_live_..., rk_test_..., rk_live_...)' };
+  }
+  return null;
+}
 
 export const RoutingConditions = struct(
   'RoutingConditions',
@@ -135,5 +174,6 @@ export function defaultSandboxConnections(accountId: string) {
     merchant_id: `sbx-${accountId}-${n}`,
     status: 'ACTIVE',
     default: true,
+    credentials_configured: false,
   }));
 }

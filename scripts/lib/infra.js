@@ -1,7 +1,8 @@
 'use strict';
 /**
  * Starts and stops the embedded infrastructure: the Temporal CLI dev server (SQLite file,
- * Web UI, search attributes) and FerretDB (MongoDB wire protocol, SQLite backend).
+ * Web UI, search attributes), FerretDB (MongoDB wire protocol, SQLite backend) and, for
+ * tests, stripe-mock (Stripe's API answered from its OpenAPI document).
  */
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -128,6 +129,18 @@ async function startFerretdb({ binary, port, dataDir, logDir }) {
   return { name: 'FerretDB', child, uri: `mongodb://127.0.0.1:${port}/`, logFile };
 }
 
+async function startStripeMock({ binary, port, logDir }) {
+  const logFile = path.join(logDir, 'stripe-mock.log');
+  if (await portOpen(port)) throw new Error(`port ${port} for stripe-mock is taken`);
+  // Loopback only. An explicit -http-addr does not turn off stripe-mock's default HTTPS
+  // listener (all interfaces, fixed port 12112), so that one goes to a free loopback port.
+  // Strict version check: a request pinned to another Stripe API version than the mock's
+  // OpenAPI document is refused, so the SDK and the mock always speak the same version.
+  const child = spawnLogged(binary, ['-http-addr', `127.0.0.1:${port}`, '-https-addr', '127.0.0.1:0', '-strict-version-check'], logFile);
+  await waitForPort(port, child, 'stripe-mock', logFile);
+  return { name: 'stripe-mock', child, url: `http://127.0.0.1:${port}`, logFile };
+}
+
 async function startTemporal({ binary, port, uiPort, dataDir, logDir, codecEndpoint, headless }) {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const logFile = path.join(logDir, 'temporal.log');
@@ -163,12 +176,13 @@ async function stopAll(children, graceMs = 10_000) {
   }
 }
 
-module.exports = { freePort, portOpen, waitForPort, startFerretdb, startTemporal, stopAll, spawnLogged, tail, SEARCH_ATTRIBUTES, log, secureDataDir, withPrivateUmask };
+module.exports = { freePort, portOpen, waitForPort, startFerretdb, startTemporal, startStripeMock, stopAll, spawnLogged, tail, SEARCH_ATTRIBUTES, log, secureDataDir, withPrivateUmask };
 
 /**
- * Runs `body(env)` against a private Temporal dev server and FerretDB on free ports with a
- * throw-away data directory (npm test, benchmarks), then stops both and removes the data
- * unless `keepDataOnFailure` and the body failed. Resolves to the body's exit code.
+ * Runs `body(env)` against a private Temporal dev server and FerretDB (and stripe-mock when
+ * its binary is given, exported as STRIPE_MOCK_URL) on free ports with a throw-away data
+ * directory (npm test, benchmarks), then stops them and removes the data unless
+ * `keepDataOnFailure` and the body failed. Resolves to the body's exit code.
  */
 async function withPrivateInfra({ binaries, prefix, database, keepDataOnFailure = false }, body) {
   const os = require('node:os');
@@ -190,7 +204,9 @@ async function withPrivateInfra({ binaries, prefix, database, keepDataOnFailure 
       startTemporal({ binary: binaries.temporal, port: temporalPort, dataDir, logDir, headless: true }),
     ]);
     children.push(ferret, temporal);
-    log(`FerretDB on ${mongoPort}, Temporal on ${temporalPort} (data: ${dataDir})`);
+    const stripeMock = binaries.stripeMock ? await startStripeMock({ binary: binaries.stripeMock, port: await freePort(), logDir }) : null;
+    if (stripeMock) children.push(stripeMock);
+    log(`FerretDB on ${mongoPort}, Temporal on ${temporalPort}${stripeMock ? `, stripe-mock at ${stripeMock.url}` : ''} (data: ${dataDir})`);
     exitCode = await body({
       ...process.env,
       DATA_DIR: dataDir,
@@ -202,6 +218,7 @@ async function withPrivateInfra({ binaries, prefix, database, keepDataOnFailure 
       TEMPORAL_BIN: binaries.temporal,
       LOG_LEVEL: process.env.LOG_LEVEL || 'silent',
       SWITCHYARD_TEST_LOG_DIR: logDir,
+      ...(stripeMock ? { STRIPE_MOCK_URL: stripeMock.url } : {}),
     });
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);

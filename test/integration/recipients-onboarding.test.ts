@@ -57,7 +57,8 @@ describe('recipients and onboarding', function () {
     assert.deepEqual([noSplit.status, noSplit.body.code], [422, 'SPLIT_NOT_SUPPORTED'], noSplit.text);
     const noConnection = await call(path, { body: onboardingBody(m, { provider: { id: 'STRIPE', recipient_type: 'INDIVIDUAL' } }), credentials: m });
     assert.deepEqual([noConnection.status, noConnection.body.code], [404, 'CONNECTION_NOT_FOUND'], noConnection.text);
-    await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'STRIPE', name: 'Stripe Connect', merchant_id: 'acct_1' }, credentials: m });
+    const stripe = await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'STRIPE', name: 'Stripe Connect', merchant_id: 'acct_1', credentials: { secret_key: 'sk_test_onboarding0123456789' } }, credentials: m });
+    assert.equal(stripe.status, 201, stripe.text);
     const noConnector = await call(path, { body: onboardingBody(m, { provider: { id: 'STRIPE', recipient_type: 'INDIVIDUAL' } }), credentials: m });
     assert.deepEqual([noConnector.status, noConnector.body.code], [422, 'SPLIT_NOT_SUPPORTED'], noConnector.text);
   });

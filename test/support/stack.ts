@@ -15,6 +15,7 @@ import { startWorker, RunningWorker } from '../../activities/worker';
 import type { Keyring } from '../../domain/crypto';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { RunningSandboxGateway, startSandboxGateway } from '../../activities/sandbox-gateway/server';
+import { RunningStripeMockProxy, startStripeMockProxy } from './stripe-mock-proxy';
 
 export interface TestStack {
   url: string;
@@ -26,6 +27,8 @@ export interface TestStack {
   api: RunningApi;
   worker: RunningWorker;
   gateway: RunningSandboxGateway;
+  /** STRIPE connections' API: stripe-mock (STRIPE_MOCK_URL, started by npm test) behind the test proxy; null without it. */
+  stripe: RunningStripeMockProxy | null;
 }
 
 let stack: Promise<TestStack> | undefined;
@@ -39,13 +42,14 @@ export function getStack(): Promise<TestStack> {
     // The sandbox acquirer runs in this process on a free port; its slow cards are tuned so
     // that the API answers PENDING (slow) and the connector times out (timeout card).
     const gateway = await startSandboxGateway({ slowMs: 3_000, hangMs: 8_000 });
-    const config = testConfig({ sandboxGatewayUrl: gateway.url, providerTimeoutMs: 5_000, paymentSyncWaitMs: 1_500, webhookRetryBaseMs: 300, webhookMaxAttempts: 4, webhookTimeoutMs: 2_000, subscriptionPeriodSeconds: 1 });
+    const stripe = process.env.STRIPE_MOCK_URL ? await startStripeMockProxy(process.env.STRIPE_MOCK_URL) : null;
+    const config = testConfig({ sandboxGatewayUrl: gateway.url, stripeApiUrl: stripe?.url ?? null, providerTimeoutMs: 5_000, paymentSyncWaitMs: 1_500, webhookRetryBaseMs: 300, webhookMaxAttempts: 4, webhookTimeoutMs: 2_000, subscriptionPeriodSeconds: 1 });
     const logger = createLogger(process.env.LOG_LEVEL || 'silent');
     const keyring = loadKeyring(config.dataDir);
     const mongo = await connectMongo(config.mongodbUri, config.mongodbDb);
     const worker = await startWorker({ config, keyring, logger, mongo });
     const api = await startApi({ config, keyring, logger, db: mongo.db });
-    return { url: api.url, config: api.deps.config, db: mongo.db, mongo, temporal: api.deps.temporal, keyring, api, worker, gateway };
+    return { url: api.url, config: api.deps.config, db: mongo.db, mongo, temporal: api.deps.temporal, keyring, api, worker, gateway, stripe };
   })();
   return stack;
 }
@@ -58,6 +62,7 @@ export async function stopStack(): Promise<void> {
   await s.worker.shutdown();
   await s.mongo.client.close();
   await s.gateway.close();
+  await s.stripe?.close();
 }
 
 export async function newMerchant(name = 'Test merchant'): Promise<IssuedCredentials> {
