@@ -93,11 +93,14 @@ export async function recordHistories(client: Client, keyring: Keyring, release:
       candidates.push({ workflowId: execution.workflowId, runId: execution.runId, events: execution.historyLength });
     }
     candidates.sort((a, b) => b.events - a.events || a.workflowId.localeCompare(b.workflowId));
-    for (const [index, candidate] of candidates.slice(0, PER_TYPE).entries()) {
+    let index = 0;
+    for (const candidate of candidates) {
+      if (index === PER_TYPE) break;
       const history = await client.workflow.getHandle(candidate.workflowId, candidate.runId).fetchHistory();
-      await decryptPayloads(history, codec);
+      // Tests of key rotation run workflows under keyrings of their own: skip what this one cannot open.
+      if (!(await decryptPayloads(history, codec).then(() => true, () => false))) continue;
       const encoded = Buffer.from(HistoryMessage.encode(HistoryMessage.fromObject(history)).finish()).toString('base64');
-      const file = path.join(dir, `${workflowType}-${index + 1}.json`);
+      const file = path.join(dir, `${workflowType}-${++index}.json`);
       fs.writeFileSync(file, `${JSON.stringify({ workflowId: candidate.workflowId, workflowType, events: candidate.events, history: encoded }, null, 1)}\n`);
       written.push(file);
     }
