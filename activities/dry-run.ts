@@ -87,8 +87,12 @@ export function createDryRunActivities(deps: ActivityDeps) {
       if (!registration) {
         return { status: 'WAITING_FOR_PROVIDER_EVENTS', registrationId: null, dryRunPaymentId: paymentId, needsValidation: false };
       }
-      const wanted = input.fresh ? { registration_id: registration._id } : { _id: { $in: input.batchIds ?? [] } };
-      const late = input.fresh || input.batchIds?.length
+      // Batches come by the ids the signals carried; a fresh run also looks for batches stored
+      // while no run listened (a crash between the insert and the signal), but only when late
+      // events were ever added: that lookup is a scan on FerretDB.
+      const scan = input.fresh && registration.has_late_events;
+      const wanted = scan ? { registration_id: registration._id } : { _id: { $in: input.batchIds ?? [] } };
+      const late = scan || input.batchIds?.length
         ? (await eventBatches(db).find(wanted).sort({ created_at: 1, _id: 1 }).toArray()).filter((b) => !registration.batch_ids.includes(b._id))
         : [];
       let events = registration.events;

@@ -13,6 +13,7 @@ import { createActivities } from './index';
 import { loadConfig, Config } from './runtime/config';
 import { loadKeyring } from './runtime/keys';
 import { createLogger, Logger } from './runtime/logger';
+import { backfillDerivedDocuments } from './repositories/startup';
 import { connectMongo, ensureIndexes, Mongo } from './runtime/mongo';
 import { dataConverterFor, temporalConnectOptions } from './runtime/temporal';
 import type { Keyring } from '../domain/crypto';
@@ -38,6 +39,7 @@ export async function startWorker(overrides: WorkerOverrides = {}): Promise<Runn
   const keyring = overrides.keyring ?? loadKeyring(config.dataDir);
   const mongo = overrides.mongo ?? (await connectMongo(config.mongodbUri, config.mongodbDb));
   await ensureIndexes(mongo.db);
+  await backfillDerivedDocuments(mongo.db, logger);
   if (!runtimeInstalled) {
     runtimeInstalled = true;
     Runtime.install({ logger: new TemporalLogger(logger), telemetryOptions: { logging: { filter: 'WARN', forward: {} } } } as never);

@@ -9,6 +9,7 @@ const tracing = require.main === module ? startTracing('api') : undefined;
 import { once } from 'node:events';
 import { createServer, Server } from 'node:http';
 import { loadConfig } from '../activities/runtime/config';
+import { backfillDerivedDocuments } from '../activities/repositories/startup';
 import { loadKeyring } from '../activities/runtime/keys';
 import { createLogger } from '../activities/runtime/logger';
 import { connectMongo, ensureIndexes } from '../activities/runtime/mongo';
@@ -33,6 +34,7 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
   const mongo = overrides.db ? undefined : await connectMongo(config.mongodbUri, config.mongodbDb);
   const db = overrides.db ?? mongo!.db;
   await ensureIndexes(db);
+  await backfillDerivedDocuments(db, logger);
   const metrics = overrides.metrics ?? createMetrics();
   const temporal =
     overrides.temporal ??

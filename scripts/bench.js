@@ -8,7 +8,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { prepare, log, ROOT } = require('./lib/prepare');
+const { prepare, ensurePostgres, log, ROOT } = require('./lib/prepare');
 const { withPrivateInfra, runNode } = require('./lib/infra');
 
 async function main() {
@@ -21,10 +21,23 @@ async function main() {
     console.error(`usage: node scripts/bench.js <name>   (known: ${known.join(', ') || 'none'})`);
     process.exit(2);
   }
-  const exitCode = await withPrivateInfra({ binaries, prefix: 'bench', database: 'switchyard_bench' }, (env) => {
-    log(`running bench "${name}"`);
-    return runNode([script, ...rest], { ...env, NODE_ENV: 'production' });
-  });
+  // FerretDB's storage backend(s) to run on, one after the other in this run, each on a fresh
+  // stack: BENCH_BACKENDS=sqlite,postgresql compares the embedded default with PostgreSQL.
+  const backends = (process.env.BENCH_BACKENDS || process.env.FERRETDB_BACKEND || 'sqlite').split(',').map((b) => b.trim()).filter(Boolean);
+  const unknown = backends.filter((b) => b !== 'sqlite' && b !== 'postgresql');
+  if (unknown.length) {
+    console.error(`unknown FerretDB backend(s): ${unknown.join(', ')} (sqlite, postgresql)`);
+    process.exit(2);
+  }
+  if (backends.includes('postgresql')) binaries.postgres = ensurePostgres();
+  let exitCode = 0;
+  for (const backend of backends) {
+    const code = await withPrivateInfra({ binaries, prefix: 'bench', database: 'switchyard_bench', backend }, (env) => {
+      log(`running bench "${name}" on FerretDB's ${backend} backend`);
+      return runNode([script, ...rest], { ...env, NODE_ENV: 'production', BENCH_BACKEND: backend });
+    });
+    exitCode ||= code;
+  }
   process.exit(exitCode);
 }
 

@@ -7,7 +7,7 @@
  * Extra arguments go to mocha (e.g. `npm test -- --grep idempotency`).
  */
 const path = require('node:path');
-const { prepare, ensureChromium, log, ROOT } = require('./lib/prepare');
+const { prepare, ensureChromium, ensurePostgres, log, ROOT } = require('./lib/prepare');
 const { withPrivateInfra, runNode } = require('./lib/infra');
 
 async function main() {
@@ -15,8 +15,11 @@ async function main() {
   const binaries = prepare({ stripeMock: true });
   const chromium = ensureChromium(); // the dashboard test drives headless Chromium
   const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
+  // FERRETDB_BACKEND=postgresql runs the suite on FerretDB's PostgreSQL backend instead of SQLite.
+  const backend = process.env.FERRETDB_BACKEND || 'sqlite';
+  if (backend === 'postgresql') binaries.postgres = ensurePostgres();
   const exitCode = await withPrivateInfra(
-    { binaries, prefix: 'test', database: 'switchyard_test', keepDataOnFailure: process.env.KEEP_TEST_DATA === 'true' },
+    { binaries, prefix: 'test', database: 'switchyard_test', keepDataOnFailure: process.env.KEEP_TEST_DATA === 'true', backend },
     (env) => {
       log(`infrastructure up after ${((Date.now() - started) / 1000).toFixed(1)} s; running mocha`);
       return runNode([mocha, '--config', path.join(ROOT, '.mocharc.json'), ...process.argv.slice(2)], {

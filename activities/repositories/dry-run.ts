@@ -32,6 +32,11 @@ export interface RegistrationDoc {
   status: RegistrationStatus;
   events: StoredEvent[];
   batch_ids: string[];
+  /**
+   * Set when late events were added: only then does a new pairing run look for event batches
+   * its signals did not name (a scan by registration_id on FerretDB, so not on every run).
+   */
+  has_late_events?: boolean;
   request_hash: string;
   workflow_id: string;
   dry_run_payment_id: string | null;
@@ -115,6 +120,55 @@ export function findDryRunPayment(db: Db, organizationCode: string, id: string) 
   return dryRunPayments(db).findOne({ _id: id, organization_code: organizationCode });
 }
 
-export function latestDryRunPayment(db: Db, accountId: string, merchantReference: string) {
-  return dryRunPayments(db).find({ account_id: accountId, merchant_reference: merchantReference }).sort({ created_at: -1, _id: -1 }).limit(1).next();
+/**
+ * The latest dry-run payment of (account, merchant_reference), by a pointer document whose
+ * _id derives from both (like the reference claim), so pairing never scans dry_run_payments.
+ */
+export interface LatestDryRunPaymentDoc {
+  _id: string;
+  payment_id: string;
+  created_at: Date;
+}
+
+export const latestDryRunPayments = (db: Db) => db.collection<LatestDryRunPaymentDoc>('dry_run_latest_payments');
+
+/** Points (account, merchant_reference) at its newest dry-run payment; the last writer wins. */
+export async function pointToLatestDryRunPayment(db: Db, doc: Pick<DryRunPaymentDoc, '_id' | 'account_id' | 'merchant_reference' | 'created_at'>): Promise<void> {
+  const filter = { _id: referenceKey(doc.account_id, doc.merchant_reference) };
+  const update = { $set: { payment_id: doc._id, created_at: doc.created_at } };
+  try {
+    await latestDryRunPayments(db).updateOne(filter, update, { upsert: true });
+  } catch (error) {
+    if ((error as { code?: number }).code !== 11000) throw error;
+    await latestDryRunPayments(db).updateOne(filter, update); // a concurrent upsert created it
+  }
+}
+
+export async function latestDryRunPayment(db: Db, accountId: string, merchantReference: string): Promise<DryRunPaymentDoc | null> {
+  const pointer = await latestDryRunPayments(db).findOne({ _id: referenceKey(accountId, merchantReference) });
+  return pointer ? dryRunPayments(db).findOne({ _id: pointer.payment_id }) : null;
+}
+
+/**
+ * Once per database: pointers for dry-run payments stored before pointers existed, so a late
+ * registration still pairs with them. A marker document records that it ran.
+ */
+export async function backfillLatestDryRunPayments(db: Db): Promise<number> {
+  const marker = '2026-11-22-dry-run-latest-payments';
+  const migrations = db.collection<{ _id: string; completed_at: Date }>('migrations');
+  if (await migrations.findOne({ _id: marker })) return 0;
+  let written = 0;
+  const newest = new Map<string, DryRunPaymentDoc>();
+  for await (const doc of dryRunPayments(db).find({}, { projection: { request: 0, view: 0 } })) {
+    const key = referenceKey(doc.account_id, doc.merchant_reference);
+    const known = newest.get(key);
+    if (!known || known.created_at < doc.created_at) newest.set(key, doc);
+  }
+  for (const doc of newest.values()) {
+    if (await latestDryRunPayments(db).findOne({ _id: referenceKey(doc.account_id, doc.merchant_reference) })) continue;
+    await pointToLatestDryRunPayment(db, doc);
+    written++;
+  }
+  await migrations.updateOne({ _id: marker }, { $set: { completed_at: new Date() } }, { upsert: true }).catch(() => undefined);
+  return written;
 }

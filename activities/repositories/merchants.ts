@@ -8,6 +8,12 @@ export interface OrganizationDoc {
   _id: string; // organization code (UUID)
   code: string;
   name: string;
+  /**
+   * The organization's only account while it has one, null once it has several (absent on
+   * organizations stored before): requests that may omit account_id read it by _id instead
+   * of listing the accounts (a scan on FerretDB).
+   */
+  sole_account_id?: string | null;
   created_at: Date;
 }
 
@@ -41,7 +47,7 @@ export async function createMerchant(db: Db, name: string): Promise<IssuedCreden
   const publicApiKey = newPublicApiKey();
   const secret = newPrivateSecretKey();
   const now = new Date();
-  await db.collection<OrganizationDoc>('organizations').insertOne({ _id: organizationCode, code: organizationCode, name, created_at: now });
+  await db.collection<OrganizationDoc>('organizations').insertOne({ _id: organizationCode, code: organizationCode, name, sole_account_id: accountId, created_at: now });
   await db.collection<AccountDoc>('accounts').insertOne({ _id: accountId, organization_code: organizationCode, name, created_at: now });
   await db.collection<CredentialDoc>('credentials').insertOne({
     _id: newId(),
@@ -56,7 +62,16 @@ export async function createMerchant(db: Db, name: string): Promise<IssuedCreden
 export async function createAccount(db: Db, organizationCode: string, name: string): Promise<AccountDoc> {
   const account: AccountDoc = { _id: newId(), organization_code: organizationCode, name, created_at: new Date() };
   await db.collection<AccountDoc>('accounts').insertOne(account);
+  await db.collection<OrganizationDoc>('organizations').updateOne({ _id: organizationCode }, { $set: { sole_account_id: null } });
   return account;
+}
+
+/** The account a request without account_id means: the organization's only one; null when it has several. */
+export async function soleAccountId(db: Db, organizationCode: string): Promise<string | null> {
+  const organization = await db.collection<OrganizationDoc>('organizations').findOne({ _id: organizationCode }, { projection: { sole_account_id: 1 } });
+  if (organization?.sole_account_id !== undefined) return organization.sole_account_id;
+  const accounts = await db.collection<AccountDoc>('accounts').find({ organization_code: organizationCode }, { projection: { _id: 1 } }).limit(2).toArray();
+  return accounts.length === 1 ? accounts[0]._id : null;
 }
 
 export function findCredentialByPublicKey(db: Db, publicApiKey: string) {

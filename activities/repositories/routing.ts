@@ -56,6 +56,7 @@ export async function createConnection(db: Db, keyring: Keyring, organizationCod
     created_at: new Date(),
   };
   await db.collection<ConnectionDoc>('provider_connections').insertOne(doc);
+  await bumpRoutingVersion(db, accountId);
   return doc;
 }
 
@@ -78,6 +79,78 @@ export async function resealConnectionCredentials(db: Db, keyring: Keyring): Pro
   return count;
 }
 
+/**
+ * One document per account that ever had routing rules or connections (_id: the account id),
+ * whose `version` changes with each of them. Routing reads it by _id on every payment and
+ * keeps the account's rules and connections in memory while the version stands, so a payment
+ * never lists them (a scan on FerretDB) and every process sees a change at once.
+ */
+interface RoutingVersionDoc {
+  _id: string;
+  version: string;
+  updated_at: Date;
+}
+
+const routingVersions = (db: Db) => db.collection<RoutingVersionDoc>('routing_versions');
+
+async function bumpRoutingVersion(db: Db, accountId: string): Promise<void> {
+  const update = { $set: { version: newId(), updated_at: new Date() } };
+  try {
+    await routingVersions(db).updateOne({ _id: accountId }, update, { upsert: true });
+  } catch (error) {
+    if ((error as { code?: number }).code !== 11000) throw error;
+    await routingVersions(db).updateOne({ _id: accountId }, update); // a concurrent upsert created it
+  }
+}
+
+/**
+ * At start-up: a version for every account with rules or connections but none yet (stored
+ * before versions existed, or by an older process during a rolling upgrade).
+ */
+export async function backfillRoutingVersions(db: Db): Promise<number> {
+  const accounts = new Set<string>();
+  for (const name of ['routing_rules', 'provider_connections']) {
+    for await (const doc of db.collection<{ account_id: string }>(name).find({}, { projection: { account_id: 1 } })) accounts.add(doc.account_id);
+  }
+  let written = 0;
+  for (const accountId of accounts) {
+    if (await routingVersions(db).findOne({ _id: accountId })) continue;
+    await bumpRoutingVersion(db, accountId);
+    written++;
+  }
+  return written;
+}
+
+interface AccountRouting {
+  version: string;
+  rules: RoutingRuleDoc[];
+  connections: Map<string, RoutedConnection>;
+}
+
+const ROUTING_CACHE_SIZE = 10_000;
+const routingCache = new Map<string, AccountRouting>();
+
+async function accountRouting(db: Db, accountId: string): Promise<AccountRouting | null> {
+  const current = await routingVersions(db).findOne({ _id: accountId });
+  if (!current) return null; // never had rules or connections
+  const key = `${db.databaseName}\u0000${accountId}`;
+  const cached = routingCache.get(key);
+  if (cached?.version === current.version) return cached;
+  const [rules, connections] = await Promise.all([
+    listRules(db, accountId),
+    db.collection<ConnectionDoc>('provider_connections').find({ account_id: accountId }, { projection: { provider_id: 1, merchant_id: 1, name: 1 } }).toArray(),
+  ]);
+  const loaded: AccountRouting = {
+    version: current.version,
+    rules,
+    connections: new Map(connections.map((c) => [c._id, { connectionId: c._id, providerId: c.provider_id, merchantId: c.merchant_id, name: c.name }])),
+  };
+  routingCache.delete(key);
+  routingCache.set(key, loaded);
+  if (routingCache.size > ROUTING_CACHE_SIZE) routingCache.delete(routingCache.keys().next().value!);
+  return loaded;
+}
+
 export function listConnections(db: Db, accountId: string): Promise<ConnectionDoc[]> {
   return db.collection<ConnectionDoc>('provider_connections').find({ account_id: accountId }).sort({ created_at: 1 }).toArray();
 }
@@ -85,6 +158,7 @@ export function listConnections(db: Db, accountId: string): Promise<ConnectionDo
 export async function createRule(db: Db, organizationCode: string, accountId: string, input: RoutingRuleCreate): Promise<RoutingRuleDoc> {
   const doc: RoutingRuleDoc = { _id: newId(), organization_code: organizationCode, account_id: accountId, ...input, conditions: input.conditions ?? {}, created_at: new Date() };
   await db.collection<RoutingRuleDoc>('routing_rules').insertOne(doc);
+  await bumpRoutingVersion(db, accountId);
   return doc;
 }
 
@@ -94,6 +168,7 @@ export function listRules(db: Db, accountId: string): Promise<RoutingRuleDoc[]> 
 
 export async function deleteRule(db: Db, accountId: string, ruleId: string): Promise<boolean> {
   const result = await db.collection<RoutingRuleDoc>('routing_rules').deleteOne({ _id: ruleId, account_id: accountId });
+  if (result.deletedCount === 1) await bumpRoutingVersion(db, accountId);
   return result.deletedCount === 1;
 }
 
@@ -102,17 +177,17 @@ export async function deleteRule(db: Db, accountId: string, ruleId: string): Pro
  * no rules at all gets the default sandbox route. Null when rules exist but none matches.
  */
 export async function resolveRoute(db: Db, accountId: string, facts: RoutingFacts): Promise<RoutedConnection[] | null> {
-  const rules = await listRules(db, accountId);
+  const routing = await accountRouting(db, accountId);
+  const rules = routing?.rules ?? [];
   const defaults = defaultSandboxConnections(accountId);
   if (rules.length === 0) return defaults.map((c) => ({ connectionId: c.id, providerId: c.provider_id, merchantId: c.merchant_id, name: c.name }));
   const rule = selectRule(rules.map((r) => ({ ...r, id: r._id })), facts);
   if (!rule) return null;
-  const connections = new Map((await listConnections(db, accountId)).map((c) => [c._id, c]));
   const routed: RoutedConnection[] = [];
   for (const id of rule.connection_ids) {
-    const configured = connections.get(id);
+    const configured = routing!.connections.get(id);
     const fallback = defaults.find((d) => d.id === id);
-    if (configured) routed.push({ connectionId: configured._id, providerId: configured.provider_id, merchantId: configured.merchant_id, name: configured.name });
+    if (configured) routed.push(configured);
     else if (fallback) routed.push({ connectionId: fallback.id, providerId: fallback.provider_id, merchantId: fallback.merchant_id, name: fallback.name });
   }
   return routed.length ? routed : null;

@@ -15,12 +15,14 @@ export interface Mongo {
   db: Db;
 }
 
-export async function connectMongo(uri: string, dbName: string): Promise<Mongo> {
+/** `monitorCommands`: emit the driver's command events (tests audit the shape of every query). */
+export async function connectMongo(uri: string, dbName: string, options: { monitorCommands?: boolean } = {}): Promise<Mongo> {
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,
     maxPoolSize: 50,
     appName: 'switchyard',
+    monitorCommands: options.monitorCommands ?? false,
   });
   await client.connect();
   return { client, db: client.db(dbName) };

@@ -13,9 +13,9 @@ import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } 
 import * as t from 'io-ts';
 import { nanoid } from 'nanoid';
 import type { Db } from 'mongodb';
-import { findOwnedAccount } from '../../activities/repositories/merchants';
+import { findOwnedAccount, soleAccountId } from '../../activities/repositories/merchants';
 import {
-  dryRunPayments, DryRunPaymentDoc, eventBatches, findRegistration, pairingWorkflowId, referenceClaims, referenceKey, RegistrationDoc, registrationByReference, registrations,
+  dryRunPayments, DryRunPaymentDoc, eventBatches, findRegistration, pairingWorkflowId, pointToLatestDryRunPayment, referenceClaims, referenceKey, RegistrationDoc, registrationByReference, registrations,
 } from '../../activities/repositories/dry-run';
 import { toRecord } from '../../activities/repositories/payments';
 import { readCredentialHeaders } from '../middleware/auth';
@@ -237,6 +237,7 @@ export async function handleDryRunPayment(ctx: AppContext, deps: AppDeps, body: 
     workflow_id: workflowId, pairing_status: 'WAITING_FOR_PROVIDER_EVENTS', registration_id: null, created_at: createdAt,
   };
   await dryRunPayments(deps.db).insertOne(doc);
+  await pointToLatestDryRunPayment(deps.db, doc);
   const registration = await registrationByReference(deps.db, account._id, merchantReference);
   await signalPairing(deps, { organizationCode, accountId: account._id, merchantReference }, { kind: 'payment', id }, registration ? 'PAIRED' : 'WAITING_FOR_PROVIDER_EVENTS');
   ctx.status = 201;
@@ -339,9 +340,8 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
         accountId = payment.account_id as string;
       }
       if (!accountId) {
-        const accounts = await deps.db.collection('accounts').find({ organization_code: organizationCode }, { projection: { _id: 1 } }).limit(2).toArray();
-        if (accounts.length !== 1) throw dryRunError('TRAFFIC_LOG_SEMANTIC_INVALID', 'account_id is required: the organization has several accounts');
-        accountId = String(accounts[0]._id);
+        accountId = (await soleAccountId(deps.db, organizationCode)) ?? undefined;
+        if (!accountId) throw dryRunError('TRAFFIC_LOG_SEMANTIC_INVALID', 'account_id is required: the organization has several accounts');
       }
       const hash = requestHash(ctx.request.body);
       const claimId = referenceKey(accountId, request.merchant_reference);
@@ -411,6 +411,7 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
       if (total > DRY_RUN_LIMITS.maxEventsPerRegistration) throw dryRunError('TRAFFIC_LOG_SEMANTIC_INVALID', `a registration holds at most ${DRY_RUN_LIMITS.maxEventsPerRegistration} events; this call would make ${total}`);
       const events = await ingestOrThrow(pool, request.events, organizationCode, 'events');
       const batchId = newRegistrationId();
+      if (!registration.has_late_events) await registrations(deps.db).updateOne({ _id: registration._id }, { $set: { has_late_events: true } });
       await eventBatches(deps.db).insertOne({ _id: batchId, registration_id: registration._id, organization_code: organizationCode, account_id: registration.account_id, events, event_count: events.length, created_at: new Date() });
       await signalPairing(deps, { organizationCode, accountId: registration.account_id, merchantReference: registration.merchant_reference }, { kind: 'events', id: batchId }, registration.status);
       ctx.status = 202;

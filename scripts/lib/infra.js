@@ -107,16 +107,20 @@ function spawnLogged(command, args, logFile, options = {}) {
   return child;
 }
 
-async function startFerretdb({ binary, port, dataDir, logDir }) {
+/**
+ * FerretDB on `backend` 'sqlite' (files under DATA_DIR/ferretdb) or 'postgresql' (the
+ * PostgreSQL started by startPostgres, `postgresUrl`).
+ */
+async function startFerretdb({ binary, port, dataDir, logDir, backend = 'sqlite', postgresUrl = null }) {
   const dir = path.join(dataDir, 'ferretdb');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const logFile = path.join(logDir, 'ferretdb.log');
   if (await portOpen(port)) throw new Error(`port ${port} for FerretDB is taken; set FERRETDB_PORT or stop the other process`);
+  const handler = backend === 'postgresql' ? ['--handler=postgresql', `--postgresql-url=${postgresUrl}`] : ['--handler=sqlite', `--sqlite-url=file:${dir}/`];
   const child = spawnLogged(
     binary,
     [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dir}/`,
+      ...handler,
       `--listen-addr=127.0.0.1:${port}`,
       '--debug-addr=-',
       '--telemetry=disable',
@@ -127,6 +131,31 @@ async function startFerretdb({ binary, port, dataDir, logDir }) {
   );
   await waitForPort(port, child, 'FerretDB', logFile);
   return { name: 'FerretDB', child, uri: `mongodb://127.0.0.1:${port}/`, logFile };
+}
+
+/**
+ * A private PostgreSQL cluster for FerretDB's PostgreSQL backend: initdb into `dir` (trust
+ * authentication, loopback only, its socket inside `dir`), then the server on `port`.
+ * PostgreSQL refuses to run as root, so under root the cluster belongs to the `postgres`
+ * user (Debian's package creates it) and `dir` must be outside a root-only DATA_DIR.
+ */
+async function startPostgres({ binDir, port, dir, logDir }) {
+  const { spawnSync } = require('node:child_process');
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  const as = (command, args) => (root ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
+  const logFile = path.join(logDir, 'postgresql.log');
+  if (await portOpen(port)) throw new Error(`port ${port} for PostgreSQL is taken`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (root) spawnSync('chown', ['postgres:postgres', dir]);
+  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
+    const [command, args] = as(path.join(binDir, 'initdb'), ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
+    const init = spawnSync(command, args, { encoding: 'utf8' });
+    if (init.status !== 0) throw new Error(`initdb failed: ${(init.stderr || init.stdout || '').trim().split('\n').slice(-3).join(' ')}`);
+  }
+  const [command, args] = as(path.join(binDir, 'postgres'), ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=on', '-c', 'synchronous_commit=on']);
+  const child = spawnLogged(command, args, logFile);
+  await waitForPort(port, child, 'PostgreSQL', logFile);
+  return { name: 'PostgreSQL', child, url: `postgres://postgres@127.0.0.1:${port}/postgres`, logFile };
 }
 
 async function startStripeMock({ binary, port, logDir }) {
@@ -176,7 +205,7 @@ async function stopAll(children, graceMs = 10_000) {
   }
 }
 
-module.exports = { freePort, portOpen, waitForPort, startFerretdb, startTemporal, startStripeMock, stopAll, spawnLogged, tail, SEARCH_ATTRIBUTES, log, secureDataDir, withPrivateUmask };
+module.exports = { freePort, portOpen, waitForPort, startFerretdb, startPostgres, startTemporal, startStripeMock, stopAll, spawnLogged, tail, SEARCH_ATTRIBUTES, log, secureDataDir, withPrivateUmask };
 
 /**
  * Runs `body(env)` against a private Temporal dev server and FerretDB (and stripe-mock when
@@ -184,29 +213,39 @@ module.exports = { freePort, portOpen, waitForPort, startFerretdb, startTemporal
  * directory (npm test, benchmarks), then stops them and removes the data unless
  * `keepDataOnFailure` and the body failed. Resolves to the body's exit code.
  */
-async function withPrivateInfra({ binaries, prefix, database, keepDataOnFailure = false }, body) {
+async function withPrivateInfra({ binaries, prefix, database, keepDataOnFailure = false, backend = 'sqlite' }, body) {
   const os = require('node:os');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `switchyard-${prefix}-`));
   secureDataDir(dataDir);
   const logDir = path.join(dataDir, 'logs');
   const children = [];
+  let postgresDir = null;
   let exitCode = 1;
   const cleanup = async () => {
     await stopAll(children);
+    if (postgresDir) fs.rmSync(postgresDir, { recursive: true, force: true });
     if (exitCode === 0 || !keepDataOnFailure) fs.rmSync(dataDir, { recursive: true, force: true });
     else log(`kept ${dataDir} for inspection`);
   };
   process.once('SIGINT', () => cleanup().then(() => process.exit(130)));
   try {
     const [mongoPort, temporalPort] = [await freePort(), await freePort()];
+    let postgresUrl = null;
+    if (backend === 'postgresql') {
+      if (!binaries.postgres) throw new Error('FERRETDB_BACKEND=postgresql needs PostgreSQL (Debian package postgresql, or POSTGRES_BIN_DIR)');
+      postgresDir = fs.mkdtempSync(path.join(os.tmpdir(), `switchyard-${prefix}-pg-`));
+      const postgres = await startPostgres({ binDir: binaries.postgres, port: await freePort(), dir: postgresDir, logDir });
+      children.push(postgres);
+      postgresUrl = postgres.url;
+    }
     const [ferret, temporal] = await Promise.all([
-      startFerretdb({ binary: binaries.ferretdb, port: mongoPort, dataDir, logDir }),
+      startFerretdb({ binary: binaries.ferretdb, port: mongoPort, dataDir, logDir, backend, postgresUrl }),
       startTemporal({ binary: binaries.temporal, port: temporalPort, dataDir, logDir, headless: true }),
     ]);
     children.push(ferret, temporal);
     const stripeMock = binaries.stripeMock ? await startStripeMock({ binary: binaries.stripeMock, port: await freePort(), logDir }) : null;
     if (stripeMock) children.push(stripeMock);
-    log(`FerretDB on ${mongoPort}, Temporal on ${temporalPort}${stripeMock ? `, stripe-mock at ${stripeMock.url}` : ''} (data: ${dataDir})`);
+    log(`FerretDB (${backend}) on ${mongoPort}, Temporal on ${temporalPort}${stripeMock ? `, stripe-mock at ${stripeMock.url}` : ''} (data: ${dataDir})`);
     exitCode = await body({
       ...process.env,
       DATA_DIR: dataDir,

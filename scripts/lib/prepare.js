@@ -203,6 +203,32 @@ function ensureChromium() {
   return binary;
 }
 
+/**
+ * Debian's PostgreSQL server binaries (initdb, postgres), for FerretDB's PostgreSQL backend
+ * (FERRETDB_BACKEND=postgresql). Installed with apt-get when missing and we may (root).
+ * Returns the directory holding them, or null.
+ */
+function ensurePostgres() {
+  const found = () => {
+    if (process.env.POSTGRES_BIN_DIR) return process.env.POSTGRES_BIN_DIR;
+    const base = '/usr/lib/postgresql';
+    const versions = fs.existsSync(base) ? fs.readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+    const dir = versions.map((v) => path.join(base, v, 'bin')).find((d) => fs.existsSync(path.join(d, 'initdb')));
+    if (dir) return dir;
+    const initdb = which('initdb');
+    return initdb ? path.dirname(fs.realpathSync(initdb)) : null;
+  };
+  const dir = found();
+  if (dir) return dir;
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!root || !which('apt-get')) return null;
+  log('installing postgresql with apt-get (FerretDB PostgreSQL backend)...');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const update = spawnSync('apt-get', ['update'], { stdio: ['ignore', 2, 2], env });
+  const install = update.status === 0 && spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql'], { stdio: ['ignore', 2, 2], env });
+  return install && install.status === 0 ? found() : null;
+}
+
 /** Everything a command needs before it runs; binaries only for the embedded components wanted. */
 function prepare(wanted = {}) {
   ensureDependencies();
@@ -211,4 +237,4 @@ function prepare(wanted = {}) {
   return binaries;
 }
 
-module.exports = { ROOT, log, cacheDir, prepare, ensureDependencies, ensureBinaries, ensureBuild, ensureChromium, which };
+module.exports = { ROOT, log, cacheDir, prepare, ensureDependencies, ensureBinaries, ensureBuild, ensureChromium, ensurePostgres, which };

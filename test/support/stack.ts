@@ -46,7 +46,7 @@ export function getStack(): Promise<TestStack> {
     const config = testConfig({ sandboxGatewayUrl: gateway.url, stripeApiUrl: stripe?.url ?? null, providerTimeoutMs: 5_000, paymentSyncWaitMs: 1_500, webhookRetryBaseMs: 300, webhookMaxAttempts: 4, webhookTimeoutMs: 2_000, subscriptionPeriodSeconds: 1 });
     const logger = createLogger(process.env.LOG_LEVEL || 'silent');
     const keyring = loadKeyring(config.dataDir);
-    const mongo = await connectMongo(config.mongodbUri, config.mongodbDb);
+    const mongo = await connectMongo(config.mongodbUri, config.mongodbDb, { monitorCommands: true });
     const worker = await startWorker({ config, keyring, logger, mongo });
     const api = await startApi({ config, keyring, logger, db: mongo.db });
     return { url: api.url, config: api.deps.config, db: mongo.db, mongo, temporal: api.deps.temporal, keyring, api, worker, gateway, stripe };
