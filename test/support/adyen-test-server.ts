@@ -73,6 +73,9 @@ export interface RunningAdyenTestServer {
   close(): Promise<void>;
 }
 
+/** Certificates of the stand-ins running in this process (the stack's and a unit test's may overlap). */
+const trusted = new Set<Buffer>();
+
 let counter = 0;
 /** A 16-character PSP reference like Adyen's. */
 function pspReference(): string {
@@ -198,11 +201,13 @@ export async function startAdyenTestServer(): Promise<RunningAdyenTestServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   state.url = `https://127.0.0.1:${port}`;
-  // The library's own HTTP client, trusting this server's certificate (agentOptions is where
-  // the library keeps the TLS options of the agents it makes).
-  useAdyenHttpClient(() => Object.assign(new HttpURLConnectionClient(), { agentOptions: { ca: cert } }));
+  // The library's own HTTP client, trusting the certificates of the running stand-ins
+  // (agentOptions is where the library keeps the TLS options of the agents it makes).
+  trusted.add(cert);
+  useAdyenHttpClient(() => Object.assign(new HttpURLConnectionClient(), { agentOptions: { ca: [...trusted] } }));
   state.close = async () => {
-    useAdyenHttpClient(null);
+    trusted.delete(cert);
+    if (trusted.size === 0) useAdyenHttpClient(null);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
