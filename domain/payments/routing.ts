@@ -87,7 +87,7 @@ export function connectionCredentialsProblem(input: ProviderConnectionCreate): {
   const needed = PROVIDERS_WITH_CREDENTIALS.includes(input.provider_id);
   if (!needed) return input.credentials ? { field: 'credentials', message: `Switchyard keeps no credentials for ${input.provider_id} connections` } : null;
   const c = input.credentials;
-  if (!c) return { field: 'credentials', message: `${input.provider_id} connections need credentials (${FIELDS_OF[input.provider_id].join(', ')})` };
+  if (!c) return { field: 'credentials', message: `${input.provider_id} connections need credentials (${input.provider_id === 'STRIPE' ? 'secret_key' : 'api_key and environment'})` };
   const foreign = (Object.keys(c) as (keyof ProviderCredentialsInput)[]).find((k) => c[k] !== undefined && !FIELDS_OF[input.provider_id].includes(k));
   if (foreign) return { field: `credentials.${foreign}`, message: `${input.provider_id} connections take no ${foreign}` };
   if (input.provider_id === 'STRIPE') {
