@@ -83,6 +83,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
       credentials: PROVIDERS_WITH_CREDENTIALS.includes(connection.providerId) ? await openConnectionCredentials(db, keyring, connection.connectionId) : null,
       baseUrl: baseUrlFor(connection.providerId, config),
       timeoutMs: config.providerTimeoutMs,
+      returnUrl: config.publicBaseUrl,
     };
   }
 

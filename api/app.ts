@@ -20,6 +20,7 @@ import { registerPaymentRoutes } from './routers/payments';
 import { registerCustomerRoutes } from './routers/customers';
 import { registerRoutingRoutes } from './routers/routing';
 import { registerWebhookRoutes } from './routers/webhooks';
+import { registerProviderWebhookRoutes } from './routers/provider-webhooks';
 import { registerReportRoutes } from './routers/reports';
 import { registerSellerRoutes } from './routers/sellers';
 import { registerDryRunRoutes } from './routers/dry-run';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): App {
   registerCustomerRoutes(routes, deps);
   registerRoutingRoutes(routes, deps);
   registerWebhookRoutes(routes, deps);
+  registerProviderWebhookRoutes(routes, deps);
   registerRefundRoutes(routes, deps);
   registerRecipientRoutes(routes, deps);
   registerTransferRoutes(routes, deps);

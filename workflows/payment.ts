@@ -41,6 +41,7 @@ import {
   withTransaction,
 } from '../domain/payments/record';
 import { isFinal, nextState, PaymentEvent, TransactionCategory, TransactionType } from '../domain/payments/states';
+import type { ProviderEvent } from '../domain/providers/events';
 import { startWebhookDelivery } from './webhook-delivery';
 import { creditCapturedSplits } from './split-credits';
 import { serialQueue } from './serial';
@@ -98,6 +99,20 @@ export const cancelUpdate = defineUpdate<PaymentRecord, [OperationRequest]>('can
 export const refundUpdate = defineUpdate<PaymentRecord, [OperationRequest]>('refund');
 export const paymentQuery = defineQuery<PaymentRecord>('payment');
 
+/** A verified provider webhook event about this payment (POST /v1/provider-webhooks/{connection_id}). */
+export interface ProviderEventInput extends ProviderEvent {
+  /** The connection whose webhook carried the event. */
+  connectionId: string;
+}
+
+export interface ProviderEventOutcome {
+  applied: boolean;
+  /** What the event did, or why it changed nothing. */
+  detail: string;
+}
+
+export const providerEventUpdate = defineUpdate<ProviderEventOutcome, [ProviderEventInput]>('providerEvent');
+
 /** ApplicationFailure types the API maps to HTTP answers. */
 export const INVALID_TRANSITION = 'InvalidStatusTransition';
 export const INVALID_AMOUNT = 'InvalidAmount';
@@ -143,6 +158,9 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   const serially = serialQueue();
   let operationsReceived = 0;
   let authorizedOn: RoutedConnection | null = null;
+  // The connection of an attempt that waits for its outcome (3-D Secure, a pending answer).
+  let pendingOn: RoutedConnection | null = null;
+  const providerEventsApplied = new Set<string>();
 
   async function save(): Promise<void> {
     await savePayment(record);
@@ -324,7 +342,74 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     if (result.category === 'APPROVED') await announce();
   }
 
+
+  /**
+   * A provider's asynchronous word on this payment. The outcome of a waiting payment
+   * (authorized or declined) moves it like a provider answer would have; a chargeback is
+   * recorded as a CHARGEBACK transaction; anything else changes nothing. Each provider event
+   * applies once (the API also keeps one record per event id).
+   */
+  async function applyProviderEvent(event: ProviderEventInput): Promise<ProviderEventOutcome> {
+    if (providerEventsApplied.has(event.eventId)) return { applied: false, detail: 'duplicate event' };
+    providerEventsApplied.add(event.eventId);
+    const state = `${record.status}/${record.sub_status}`;
+    const result: ProviderResult = {
+      category: event.category,
+      providerStatus: event.kind === 'declined' ? 'DECLINED' : 'APPROVED',
+      providerTransactionId: event.providerTransactionId,
+      responseCode: event.responseCode,
+      responseMessage: event.responseMessage,
+      iso8583Code: event.iso8583Code,
+      iso8583Message: event.iso8583Message,
+      httpStatus: null,
+      rawResponse: event.raw,
+      threeDsRedirectUrl: null,
+    };
+    if (event.kind === 'authorized' || event.kind === 'declined') {
+      if (record.sub_status !== 'WAITING_ADDITIONAL_STEP' || !pendingOn || pendingOn.connectionId !== event.connectionId) {
+        return { applied: false, detail: `the payment is ${state}: no outcome of ${event.connectionId} is awaited` };
+      }
+      const waiting = [...record.transactions].reverse().find((t) => t.status === 'PENDING');
+      const waitingRef = waiting?.provider_data?.transaction_id ?? null;
+      if (waitingRef && event.providerReferences.length && !event.providerReferences.includes(waitingRef)) {
+        return { applied: false, detail: `the event is about ${event.providerReferences.join(', ')}, the payment waits on ${waitingRef}` };
+      }
+      const connection = pendingOn;
+      record = withTransaction(record, transaction(record.capture ? 'PURCHASE' : 'AUTHORIZE', record.amount.value, { ...result, providerTransactionId: event.providerTransactionId ?? waitingRef }, connection), now());
+      if (event.kind === 'authorized') {
+        authorizedOn = connection;
+        record = applyEvent(record, { type: 'approved', captured: record.capture }, now());
+        if (record.sub_status === 'CAPTURED') record = withChanges(record, { amount: { ...record.amount, captured: record.amount.value } }, now());
+      } else {
+        record = applyEvent(record, { type: 'declined' }, now());
+      }
+      record = withChanges(record, { checkout: { ...record.checkout, sdk_action_required: false } }, now());
+      await save();
+      await announce();
+      return { applied: true, detail: `${state} -> ${record.status}/${record.sub_status}` };
+    }
+    if (event.kind === 'chargeback') {
+      if (record.status !== 'SUCCEEDED' && record.status !== 'REFUNDED') return { applied: false, detail: `the payment is ${state}: nothing was captured to charge back` };
+      const connection = authorizedOn && authorizedOn.connectionId === event.connectionId ? authorizedOn : { connectionId: event.connectionId, providerId: event.providerId, merchantId: '', name: '' };
+      const amount = event.amount ?? record.amount.captured;
+      record = withTransaction(record, transaction('CHARGEBACK', amount, result, connection, { status: event.chargebackStatus ?? 'SUCCEEDED', reason: event.reason }), now());
+      await save();
+      return { applied: true, detail: `chargeback recorded (${event.chargebackStatus ?? 'SUCCEEDED'})` };
+    }
+    return { applied: false, detail: `${event.type} changes nothing on a payment` };
+  }
+
   setHandler(paymentQuery, () => record);
+  // Registering a handler adds nothing to history; what it does is new, hence the patch,
+  // taken when the first event is applied (histories without one replay untouched).
+  setHandler(providerEventUpdate, async (event) => {
+    if (!patched('provider-events')) return { applied: false, detail: 'this payment predates provider events' };
+    let outcome: ProviderEventOutcome = { applied: false, detail: 'not applied' };
+    await exclusive(() => undefined, async () => {
+      outcome = await applyProviderEvent(event);
+    });
+    return outcome;
+  });
   setHandler(firstOutcomeUpdate, async () => {
     await condition(() => outcomeReached);
     return record;
@@ -405,6 +490,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       await processingSaved;
       record = withTransaction(record, transaction(record.capture ? 'PURCHASE' : 'AUTHORIZE', record.amount.value, last, route[i]), now());
       if (last.category === 'APPROVED') authorizedOn = route[i];
+      if (last.category === 'THREE_D_SECURE') pendingOn = route[i];
       if (!failoverAllowed(last.category)) break;
     }
     record = applyEvent(record, OUTCOME_EVENTS[last!.category](record.capture), now());

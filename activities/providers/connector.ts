@@ -68,9 +68,23 @@ export interface ProviderResult {
   threeDsRedirectUrl: string | null;
 }
 
-/** A connection's provider credentials, opened for one call only (never in history or logs). */
+/**
+ * A connection's provider credentials, opened for one call (or one webhook signature check)
+ * only: never in workflow history or logs. Which fields are set depends on the provider.
+ */
 export interface ConnectionCredentials {
-  secretKey: string;
+  /** STRIPE: secret or restricted API key. */
+  secretKey?: string;
+  /** STRIPE: signing secret of the webhook endpoint (whsec_...). */
+  webhookSecret?: string;
+  /** ADYEN: API key (X-API-Key). */
+  apiKey?: string;
+  /** ADYEN: TEST or LIVE. */
+  environment?: 'TEST' | 'LIVE';
+  /** ADYEN, LIVE: the company account's live endpoint prefix. */
+  liveEndpointUrlPrefix?: string;
+  /** ADYEN: HMAC key of the standard webhook (hexadecimal). */
+  hmacKey?: string;
 }
 
 /** Everything one provider call needs besides the request itself. */
@@ -81,6 +95,8 @@ export interface ProviderCall {
   /** Where the provider's API is; null means the provider's own production address. */
   baseUrl: string | null;
   timeoutMs: number;
+  /** Where a shopper redirected by the provider (3-D Secure) returns: Switchyard's public base URL. */
+  returnUrl?: string | null;
 }
 
 export type FollowUpKind = 'capture' | 'void' | 'refund';

@@ -25,7 +25,7 @@ type Operation = 'authorize' | FollowUpKind;
 
 /** One SDK client per call: the key is the connection's, opened for this call only. */
 function client(call: ProviderCall): Stripe {
-  if (!call.credentials) throw new Error('the STRIPE connection has no credentials');
+  if (!call.credentials?.secretKey) throw new Error('the STRIPE connection has no credentials');
   const base = call.baseUrl ? new URL(call.baseUrl) : null;
   return new Stripe(call.credentials.secretKey, {
     // Retries are ours (same idempotency key, Temporal's activity retries): one attempt each.
@@ -239,7 +239,7 @@ export const stripeConnector: ProviderConnector = {
     if (amount === null) return notSent('INVALID_AMOUNT', `${request.amount} ${request.currency} has no exact amount in Stripe's unit for ${request.currency}`);
     // Stripe card installments are Mexican plans the shopper picks at confirmation, not a count we can pass.
     if (request.installments !== null && request.installments > 1) return notSent('INSTALLMENTS_NOT_SUPPORTED', 'Stripe takes no installment count on a card payment');
-    if (!call.credentials) return notSent('MISSING_CREDENTIALS', 'the connection has no Stripe API key');
+    if (!call.credentials?.secretKey) return notSent('MISSING_CREDENTIALS', 'the connection has no Stripe API key');
     const stripe = client(call);
     try {
       let intent = await createIntent(stripe, call, request, amount);
@@ -258,7 +258,7 @@ export const stripeConnector: ProviderConnector = {
   },
 
   async followUp(call, kind, request) {
-    if (!call.credentials) return notSent('MISSING_CREDENTIALS', 'the connection has no Stripe API key');
+    if (!call.credentials?.secretKey) return notSent('MISSING_CREDENTIALS', 'the connection has no Stripe API key');
     const amount = stripeAmount(request.amount, request.currency);
     if (amount === null) return notSent('INVALID_AMOUNT', `${request.amount} ${request.currency} has no exact amount in Stripe's unit for ${request.currency}`);
     const stripe = client(call);
@@ -285,7 +285,7 @@ export const stripeConnector: ProviderConnector = {
    */
   async reverse(call, request) {
     const amount = stripeAmount(request.amount, request.currency);
-    if (amount === null || !call.credentials) return { reversal: 'nothing was sent' };
+    if (amount === null || !call.credentials?.secretKey) return { reversal: 'nothing was sent' };
     const stripe = client(call);
     const key = `${request.idempotencyKey}:reversal`;
     try {

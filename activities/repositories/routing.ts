@@ -7,7 +7,7 @@ import type { Db } from 'mongodb';
 import type { ConnectionCredentials } from '../providers/connector';
 import { Keyring, openString, sealString } from '../../domain/crypto';
 import { newId } from '../../domain/credentials';
-import { defaultSandboxConnections, ProviderConnectionCreate, RoutingFacts, RoutingRuleCreate, selectRule } from '../../domain/payments/routing';
+import { defaultSandboxConnections, ProviderConnectionCreate, ProviderCredentialsInput, RoutingFacts, RoutingRuleCreate, selectRule } from '../../domain/payments/routing';
 
 export interface ConnectionDoc {
   _id: string;
@@ -43,6 +43,19 @@ function sealCredentials(keyring: Keyring, connectionId: string, credentials: Co
   return { credentials_sealed: sealed, credentials_key_id: sealed.slice(0, sealed.indexOf('.')) };
 }
 
+/** The API's snake_case credential fields as stored (sealed) and handed to connectors. */
+export function credentialsOf(input: ProviderCredentialsInput): ConnectionCredentials {
+  const stored: ConnectionCredentials = {
+    secretKey: input.secret_key,
+    webhookSecret: input.webhook_secret,
+    apiKey: input.api_key,
+    environment: input.environment,
+    liveEndpointUrlPrefix: input.live_endpoint_url_prefix,
+    hmacKey: input.hmac_key,
+  };
+  return Object.fromEntries(Object.entries(stored).filter(([, v]) => v !== undefined)) as ConnectionCredentials;
+}
+
 export async function createConnection(db: Db, keyring: Keyring, organizationCode: string, accountId: string, input: ProviderConnectionCreate): Promise<ConnectionDoc> {
   const { credentials, ...fields } = input;
   const _id = newId();
@@ -52,7 +65,7 @@ export async function createConnection(db: Db, keyring: Keyring, organizationCod
     account_id: accountId,
     ...fields,
     status: 'ACTIVE',
-    ...(credentials ? sealCredentials(keyring, _id, { secretKey: credentials.secret_key }) : {}),
+    ...(credentials ? sealCredentials(keyring, _id, credentialsOf(credentials)) : {}),
     created_at: new Date(),
   };
   await db.collection<ConnectionDoc>('provider_connections').insertOne(doc);
@@ -149,6 +162,11 @@ async function accountRouting(db: Db, accountId: string): Promise<AccountRouting
   routingCache.set(key, loaded);
   if (routingCache.size > ROUTING_CACHE_SIZE) routingCache.delete(routingCache.keys().next().value!);
   return loaded;
+}
+
+/** A configured connection by id, whatever its account (webhooks name only the connection). */
+export function findConnection(db: Db, connectionId: string): Promise<ConnectionDoc | null> {
+  return db.collection<ConnectionDoc>('provider_connections').findOne({ _id: connectionId.toLowerCase() });
 }
 
 export function listConnections(db: Db, accountId: string): Promise<ConnectionDoc[]> {

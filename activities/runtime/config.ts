@@ -41,6 +41,12 @@ export interface Config {
   sandboxGatewayPort: number;
   /** Base URL of Stripe's API for STRIPE connections (stripe-mock in tests); null = Stripe's own. */
   stripeApiUrl: string | null;
+  /**
+   * Base URL replacing Adyen's Checkout API address for ADYEN connections (an HTTPS endpoint:
+   * the Adyen library speaks HTTPS only); null = the address the connection's environment
+   * gives (checkout-test.adyen.com, or the live prefix's checkout-live.adyenpayments.com).
+   */
+  adyenApiUrl: string | null;
   /** How long one provider call may take before it is reversed and the next connection tried. */
   providerTimeoutMs: number;
   /** How long POST /v1/payments waits for the first outcome before answering PENDING. */
@@ -155,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxGatewayUrl: (env.SANDBOX_GATEWAY_URL || `http://127.0.0.1:${sandboxGatewayPort}`).replace(/\/$/, ''),
     sandboxGatewayPort,
     stripeApiUrl: env.STRIPE_API_URL ? env.STRIPE_API_URL.replace(/\/$/, '') : null,
+    adyenApiUrl: env.ADYEN_API_URL ? env.ADYEN_API_URL.replace(/\/$/, '') : null,
     providerTimeoutMs: intFrom('PROVIDER_TIMEOUT_MS', 10_000),
     paymentSyncWaitMs: intFrom('PAYMENT_SYNC_WAIT_MS', 3_000),
     webhookRetryBaseMs: intFrom('WEBHOOK_RETRY_BASE_MS', 30_000),

@@ -480,7 +480,7 @@ export const ProviderDataView = t.type(
 export const TransactionView = t.type(
   {
     id: Uuid,
-    type: annotate(enumOf('TransactionType', TRANSACTION_TYPES), { description: 'PURCHASE (authorize + capture), AUTHORIZE, CAPTURE, CANCEL (void), REFUND' }),
+    type: annotate(enumOf('TransactionType', TRANSACTION_TYPES), { description: 'PURCHASE (authorize + capture), AUTHORIZE, CAPTURE, CANCEL (void), REFUND, CHARGEBACK (a dispute the provider reported by webhook: PENDING while disputed, SUCCEEDED once the funds are withdrawn)' }),
     status: enumOf('TransactionStatus', TRANSACTION_STATUSES),
     category: enumOf('TransactionCategory', TRANSACTION_CATEGORIES),
     amount: t.number,

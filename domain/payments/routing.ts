@@ -16,32 +16,49 @@ import { ConnectionId, ConnectionIdView, defaultSandboxConnectionId } from './co
 export const PROVIDER_IDS = PROVIDER_CODES;
 
 /** Providers whose connections carry credentials (required for them, refused for the others). */
-export const PROVIDERS_WITH_CREDENTIALS: readonly string[] = ['STRIPE'];
+export const PROVIDERS_WITH_CREDENTIALS: readonly string[] = ['STRIPE', 'ADYEN'];
 
 // Stripe secret keys (sk_) and restricted keys (rk_), test or live mode.
 const STRIPE_KEY = /^(sk|rk)_(test|live)_[0-9A-Za-z]{8,247}$/;
+// Stripe webhook endpoint signing secrets.
+const STRIPE_WEBHOOK_SECRET = /^whsec_[0-9A-Za-z+/=]{8,247}$/;
+// Adyen's HMAC keys are hexadecimal (64 characters for the 32-byte keys the Customer Area generates).
+const ADYEN_HMAC_KEY = /^([0-9A-Fa-f]{2}){16,128}$/;
+// The live endpoint prefix Adyen gives a company account, e.g. 1797a841fbb37ca7-AdyenDemo.
+const ADYEN_LIVE_PREFIX = /^[0-9A-Za-z][0-9A-Za-z-]{0,99}$/;
+
+export const ADYEN_ENVIRONMENTS = ['TEST', 'LIVE'] as const;
+
+const secret = (description: string, max = 255) => annotate(boundedString(1, max), { description, writeOnly: true });
 
 export const ProviderCredentialsInput = struct(
   'ProviderCredentialsInput',
-  {
-    secret_key: annotate(boundedString(1, 255), {
-      description: 'STRIPE: the secret (sk_test_..., sk_live_...) or restricted (rk_...) API key. Stored encrypted, used only by the worker for provider calls, never returned.',
-      writeOnly: true,
-    }),
-  },
   {},
+  {
+    secret_key: secret('STRIPE (required): the secret (sk_test_..., sk_live_...) or restricted (rk_...) API key.'),
+    webhook_secret: secret('STRIPE (optional): the signing secret (whsec_...) of the Stripe webhook endpoint pointed at POST /v1/provider-webhooks/{connection_id}; without it Stripe events are refused.'),
+    api_key: secret('ADYEN (required): the API key of an Adyen API credential (X-API-Key) with the Checkout API role.', 1024),
+    environment: annotate(enumOf('AdyenEnvironment', ADYEN_ENVIRONMENTS), { description: 'ADYEN (required): TEST (checkout-test.adyen.com) or LIVE.' }),
+    live_endpoint_url_prefix: annotate(boundedString(1, 100), { description: 'ADYEN, LIVE only (required there): the live endpoint prefix of the company account ([prefix]-checkout-live.adyenpayments.com).' }),
+    hmac_key: secret('ADYEN (optional): the HMAC key (hexadecimal) of the standard webhook pointed at POST /v1/provider-webhooks/{connection_id}; without it Adyen notifications are refused.', 256),
+  },
 );
+export type ProviderCredentialsInput = t.TypeOf<typeof ProviderCredentialsInput>;
 
 export const ProviderConnectionCreate = struct(
   'ProviderConnectionCreate',
   {
     provider_id: annotate(enumOf('ProviderId', PROVIDER_IDS), {
-      description: 'a code of the provider catalogue (README, "Provider catalogue"); SANDBOX is the built-in sandbox acquirer, STRIPE goes to Stripe PaymentIntents (credentials required). Connections to providers without a connector yet are kept but never routed to',
+      description: 'a code of the provider catalogue (README, "Provider catalogue"); SANDBOX is the built-in sandbox acquirer, STRIPE goes to Stripe PaymentIntents and ADYEN to Adyen\'s Checkout API (credentials required for both). Connections to providers without a connector yet are kept but never routed to',
     }),
     name: boundedString(3, 255),
-    merchant_id: annotate(boundedString(1, 255), { description: 'the merchant identifier the provider issued for this connection (STRIPE: the account id, acct_...)' }),
+    merchant_id: annotate(boundedString(1, 255), { description: 'the merchant identifier the provider issued for this connection (STRIPE: the account id, acct_..., for people only; ADYEN: the merchant account, sent as merchantAccount on every call)' }),
   },
-  { credentials: ProviderCredentialsInput },
+  {
+    credentials: annotate(ProviderCredentialsInput, {
+      description: 'Stored encrypted, opened only for provider calls and webhook signature checks, never returned. STRIPE: secret_key, optionally webhook_secret. ADYEN: api_key, environment, live_endpoint_url_prefix for LIVE, optionally hmac_key. SANDBOX: none.',
+    }),
+  },
 );
 export type ProviderConnectionCreate = t.TypeOf<typeof ProviderConnectionCreate>;
 
@@ -60,14 +77,31 @@ export const ProviderConnection = t.type(
   'ProviderConnection',
 );
 
-/** Why a connection's credentials do not fit its provider (field path + message), or null. */
+const FIELDS_OF: Record<string, readonly (keyof ProviderCredentialsInput)[]> = {
+  STRIPE: ['secret_key', 'webhook_secret'],
+  ADYEN: ['api_key', 'environment', 'live_endpoint_url_prefix', 'hmac_key'],
+};
+
+/** Why a connection's credentials do not fit its provider (field path + message), or null. Messages never repeat a value: a mistyped secret is still a secret. */
 export function connectionCredentialsProblem(input: ProviderConnectionCreate): { field: string; message: string } | null {
   const needed = PROVIDERS_WITH_CREDENTIALS.includes(input.provider_id);
   if (!needed) return input.credentials ? { field: 'credentials', message: `Switchyard keeps no credentials for ${input.provider_id} connections` } : null;
-  if (!input.credentials) return { field: 'credentials', message: `${input.provider_id} connections need credentials.secret_key` };
-  // The message never repeats the key: a mistyped secret is still a secret.
-  if (input.provider_id === 'STRIPE' && !STRIPE_KEY.test(input.credentials.secret_key)) {
-    return { field: 'credentials.secret_key', message: 'must be a Stripe secret or restricted API key (sk_test_..., sk_live_..., rk_test_..., rk_live_...)' };
+  const c = input.credentials;
+  if (!c) return { field: 'credentials', message: `${input.provider_id} connections need credentials (${input.provider_id === 'STRIPE' ? 'secret_key' : 'api_key and environment'})` };
+  const foreign = (Object.keys(c) as (keyof ProviderCredentialsInput)[]).find((k) => c[k] !== undefined && !FIELDS_OF[input.provider_id].includes(k));
+  if (foreign) return { field: `credentials.${foreign}`, message: `${input.provider_id} connections take no ${foreign}` };
+  if (input.provider_id === 'STRIPE') {
+    if (!c.secret_key) return { field: 'credentials.secret_key', message: 'STRIPE connections need credentials.secret_key' };
+    if (!STRIPE_KEY.test(c.secret_key)) return { field: 'credentials.secret_key', message: 'must be a Stripe secret or restricted API key (sk_test_..., sk_live_..., rk_test_..., rk_live_...)' };
+    if (c.webhook_secret !== undefined && !STRIPE_WEBHOOK_SECRET.test(c.webhook_secret)) return { field: 'credentials.webhook_secret', message: 'must be a Stripe webhook signing secret (whsec_...)' };
+  }
+  if (input.provider_id === 'ADYEN') {
+    if (!c.api_key) return { field: 'credentials.api_key', message: 'ADYEN connections need credentials.api_key' };
+    if (!c.environment) return { field: 'credentials.environment', message: 'ADYEN connections need credentials.environment (TEST or LIVE)' };
+    if (c.environment === 'LIVE' && !c.live_endpoint_url_prefix) return { field: 'credentials.live_endpoint_url_prefix', message: 'LIVE ADYEN connections need the live endpoint URL prefix of the company account' };
+    if (c.environment === 'TEST' && c.live_endpoint_url_prefix !== undefined) return { field: 'credentials.live_endpoint_url_prefix', message: 'only LIVE ADYEN connections take a live endpoint URL prefix' };
+    if (c.live_endpoint_url_prefix !== undefined && !ADYEN_LIVE_PREFIX.test(c.live_endpoint_url_prefix)) return { field: 'credentials.live_endpoint_url_prefix', message: 'must be letters, digits and hyphens (e.g. 1797a841fbb37ca7-AdyenDemo)' };
+    if (c.hmac_key !== undefined && !ADYEN_HMAC_KEY.test(c.hmac_key)) return { field: 'credentials.hmac_key', message: 'must be the hexadecimal HMAC key of the Adyen webhook' };
   }
   return null;
 }

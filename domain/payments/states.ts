@@ -44,7 +44,8 @@ export const PAYMENT_SUB_STATUSES = [
 ] as const;
 export type PaymentSubStatus = (typeof PAYMENT_SUB_STATUSES)[number];
 
-export const TRANSACTION_TYPES = ['PURCHASE', 'AUTHORIZE', 'CAPTURE', 'CANCEL', 'REFUND'] as const;
+/** CHARGEBACK: a dispute reported by the provider's webhook (the payment's own status is unchanged). */
+export const TRANSACTION_TYPES = ['PURCHASE', 'AUTHORIZE', 'CAPTURE', 'CANCEL', 'REFUND', 'CHARGEBACK'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** SUCCEEDED: the provider approved; DECLINED: it refused; ERROR: 5xx or timeout (then reversed); PENDING: awaiting the payer (3DS). */

@@ -42,7 +42,7 @@ export function renderCatalogueSection(): string {
     `${PROVIDER_CATALOGUE.length} providers, one table in \`domain/providers/catalogue.ts\` serving dry-run (\`provider_id\`), provider connections and routing, and the capability checks that answer 422 ` +
       '(unreferenced refunds need `unreferenced_refund` for cards and `payout` for bank accounts and wallets; onboardings need `split`). Facts come from each provider\'s public documentation; ' +
       'countries and currencies are the documented markets (for global acquirers the main ones). Amount: how the API sends amounts (`minor`: integer in minor units, `major`: decimal). ' +
-      'Country: how the API spells countries (ISO 3166-1 alpha-2 or alpha-3; `-` when it takes none). `SANDBOX` and `STRIPE` (cards) have a connector today: connections to the others can be configured and are skipped by routing until their connector ships.',
+      'Country: how the API spells countries (ISO 3166-1 alpha-2 or alpha-3; `-` when it takes none). `SANDBOX`, `STRIPE` and `ADYEN` (cards) have a connector today: connections to the others can be configured and are skipped by routing until their connector ships.',
   );
   lines.push('');
   lines.push('| Code | Provider | Regions | Countries | Currencies | Methods | Capabilities | Credits | Amount | Country | Docs |');

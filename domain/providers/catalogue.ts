@@ -16,9 +16,9 @@
  * - credits: where the provider can push funds without an original payment, per
  *   destination kind (CARD: unreferenced refund; BANK_TRANSFER / WALLET: payout).
  *
- * Having an entry here does not mean a connector exists: only SANDBOX has one today
- * (activities/providers); a connection to another provider is configuration that routing
- * skips until its connector ships.
+ * Having an entry here does not mean a connector exists: SANDBOX, STRIPE and ADYEN have one
+ * today, for cards (activities/providers); a connection to another provider is configuration
+ * that routing skips until its connector ships.
  *
  * Pure data: no I/O, importable by workflows.
  */

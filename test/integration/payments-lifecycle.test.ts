@@ -35,16 +35,16 @@ describe('payments: routing, failover, idempotency, capture / cancel / refund', 
   it('connections name catalogue providers; routing skips those without a connector', async () => {
     const m = await newMerchant();
     const connect = (provider_id: string) => call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id, name: `${provider_id} connection`, merchant_id: `mid-${provider_id}` }, credentials: m });
-    const adyen = await connect('ADYEN');
+    const adyen = await connect('CHECKOUT');
     assert.equal(adyen.status, 201, adyen.text);
-    assert.equal(adyen.body.provider_id, 'ADYEN');
+    assert.equal(adyen.body.provider_id, 'CHECKOUT');
     const unknown = await connect('ACME');
     assert.equal(unknown.status, 400, unknown.text);
     assert.deepEqual(unknown.body.errors.map((e: any) => e.field), ['provider_id']);
 
-    // ADYEN first in the rule: no connector yet, so the card goes to the sandbox connection behind it.
-    await call(`/v1/accounts/${m.account_id}/routing-rules`, { body: { name: 'Adyen then sandbox', priority: 10, conditions: { countries: ['CO'] }, connection_ids: [adyen.body.id, 'default-sandbox-1'] }, credentials: m });
-    await call(`/v1/accounts/${m.account_id}/routing-rules`, { body: { name: 'Adyen only', priority: 20, conditions: { countries: ['MX'] }, connection_ids: [adyen.body.id] }, credentials: m });
+    // CHECKOUT first in the rule: no connector yet, so the card goes to the sandbox connection behind it.
+    await call(`/v1/accounts/${m.account_id}/routing-rules`, { body: { name: 'Checkout then sandbox', priority: 10, conditions: { countries: ['CO'] }, connection_ids: [adyen.body.id, 'default-sandbox-1'] }, credentials: m });
+    await call(`/v1/accounts/${m.account_id}/routing-rules`, { body: { name: 'Checkout only', priority: 20, conditions: { countries: ['MX'] }, connection_ids: [adyen.body.id] }, credentials: m });
     const co = await pay(m, TEST_CARDS.approved);
     assert.equal(co.body.status, 'SUCCEEDED', co.text);
     assert.deepEqual(co.body.transactions.map((t: any) => [t.provider_id, t.provider_data.account_id]), [['SANDBOX', 'default-sandbox-1']]);
@@ -69,7 +69,7 @@ describe('payments: routing, failover, idempotency, capture / cancel / refund', 
       assert.deepEqual(r.body.errors.map((e: any) => [e.field, e.code]), [['payment_method.type', 'UNSUPPORTED']]);
     }
     // A route to a provider that takes PIX in BR but has no connector says so.
-    const adyen = await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'ADYEN', name: 'Adyen BR', merchant_id: 'mid-adyen' }, credentials: m });
+    const adyen = await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'ADYEN', name: 'Adyen BR', merchant_id: 'mid-adyen', credentials: { api_key: 'AQE_test_key', environment: 'TEST' } }, credentials: m });
     await call(`/v1/accounts/${m.account_id}/routing-rules`, { body: { name: 'Pix', priority: 1, conditions: { payment_method_types: ['PIX'] }, connection_ids: [adyen.body.id] }, credentials: m });
     const pix = await call('/v1/payments', { body: nonCard('PIX'), credentials: m });
     assert.equal(pix.status, 422, pix.text);

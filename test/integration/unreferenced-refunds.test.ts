@@ -248,7 +248,7 @@ describe('unreferenced refunds', function () {
     );
     // Capable there, but the account has no connection Switchyard can send it through.
     await expect422(cardRefund(m, { country: 'US', provider_data: { id: 'ADYEN' } }), /no ADYEN connection Switchyard can send credits through yet/);
-    const adyen = await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'ADYEN', name: 'Adyen US', merchant_id: 'mid-adyen' }, credentials: m });
+    const adyen = await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'ADYEN', name: 'Adyen US', merchant_id: 'mid-adyen', credentials: { api_key: 'AQE_test_key', environment: 'TEST' } }, credentials: m });
     assert.equal(adyen.status, 201, adyen.text);
     await expect422(cardRefund(m, { country: 'US', provider_data: { id: 'ADYEN' } }), /no ADYEN connection Switchyard can send credits through yet/);
     assert.equal(await s.db.collection('unreferenced_refunds').countDocuments({ account_id: m.account_id }), 0);

@@ -16,6 +16,7 @@ import type { Keyring } from '../../domain/crypto';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { RunningSandboxGateway, startSandboxGateway } from '../../activities/sandbox-gateway/server';
 import { RunningStripeMockProxy, startStripeMockProxy } from './stripe-mock-proxy';
+import { RunningAdyenTestServer, startAdyenTestServer } from './adyen-test-server';
 
 export interface TestStack {
   url: string;
@@ -29,6 +30,8 @@ export interface TestStack {
   gateway: RunningSandboxGateway;
   /** STRIPE connections' API: stripe-mock (STRIPE_MOCK_URL, started by npm test) behind the test proxy; null without it. */
   stripe: RunningStripeMockProxy | null;
+  /** ADYEN connections' API: the local Checkout API stand-in (test/support/adyen-test-server.ts). */
+  adyen: RunningAdyenTestServer;
 }
 
 let stack: Promise<TestStack> | undefined;
@@ -43,13 +46,14 @@ export function getStack(): Promise<TestStack> {
     // that the API answers PENDING (slow) and the connector times out (timeout card).
     const gateway = await startSandboxGateway({ slowMs: 3_000, hangMs: 8_000 });
     const stripe = process.env.STRIPE_MOCK_URL ? await startStripeMockProxy(process.env.STRIPE_MOCK_URL) : null;
-    const config = testConfig({ sandboxGatewayUrl: gateway.url, stripeApiUrl: stripe?.url ?? null, providerTimeoutMs: 5_000, paymentSyncWaitMs: 1_500, webhookRetryBaseMs: 300, webhookMaxAttempts: 4, webhookTimeoutMs: 2_000, subscriptionPeriodSeconds: 1 });
+    const adyen = await startAdyenTestServer();
+    const config = testConfig({ sandboxGatewayUrl: gateway.url, stripeApiUrl: stripe?.url ?? null, adyenApiUrl: adyen.url, providerTimeoutMs: 5_000, paymentSyncWaitMs: 1_500, webhookRetryBaseMs: 300, webhookMaxAttempts: 4, webhookTimeoutMs: 2_000, subscriptionPeriodSeconds: 1 });
     const logger = createLogger(process.env.LOG_LEVEL || 'silent');
     const keyring = loadKeyring(config.dataDir);
     const mongo = await connectMongo(config.mongodbUri, config.mongodbDb, { monitorCommands: true });
     const worker = await startWorker({ config, keyring, logger, mongo });
     const api = await startApi({ config, keyring, logger, db: mongo.db });
-    return { url: api.url, config: api.deps.config, db: mongo.db, mongo, temporal: api.deps.temporal, keyring, api, worker, gateway, stripe };
+    return { url: api.url, config: api.deps.config, db: mongo.db, mongo, temporal: api.deps.temporal, keyring, api, worker, gateway, stripe, adyen };
   })();
   return stack;
 }
@@ -63,6 +67,7 @@ export async function stopStack(): Promise<void> {
   await s.mongo.client.close();
   await s.gateway.close();
   await s.stripe?.close();
+  await s.adyen.close();
 }
 
 export async function newMerchant(name = 'Test merchant'): Promise<IssuedCredentials> {
