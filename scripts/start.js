@@ -145,11 +145,20 @@ async function main() {
     `  Logs             ${LOG_DIR}`,
     `  Connection facts ${stackFile} (read by npm run admin)`,
     '',
-    'Sandbox merchant credentials:',
+    `Sandbox merchant, test keys (sandbox and providers' test environments only):`,
     `  organization_code   ${merchant.organization_code}`,
     `  account_id          ${merchant.account_id}`,
     `  public-api-key      ${merchant.public_api_key}`,
     `  private-secret-key  ${merchant.private_secret_key}`,
+    ...(merchant.live
+      ? [
+          'Live keys (real provider connections only; never the sandbox):',
+          `  organization_code   ${merchant.live.organization_code}`,
+          `  account_id          ${merchant.live.account_id}`,
+          `  public-api-key      ${merchant.live.public_api_key}`,
+          `  private-secret-key  ${merchant.live.private_secret_key}`,
+        ]
+      : []),
     '',
     'Press Ctrl-C to stop.',
     '',

@@ -2,7 +2,7 @@
  * Organizations, their accounts and credential pairs.
  */
 import { Db } from 'mongodb';
-import { hashSecret, IssuedCredentials, newId, newPrivateSecretKey, newPublicApiKey } from '../../domain/credentials';
+import { hashSecret, IssuedCredentials, KeyMode, KeyPair, newId, newPrivateSecretKey, newPublicApiKey } from '../../domain/credentials';
 
 export interface OrganizationDoc {
   _id: string; // organization code (UUID)
@@ -14,6 +14,10 @@ export interface OrganizationDoc {
    * of listing the accounts (a scan on FerretDB).
    */
   sole_account_id?: string | null;
+  /** test or live; absent on organizations stored before modes (unrestricted, as they were). */
+  mode?: KeyMode;
+  /** The other mode's organization of the same merchant. */
+  twin_organization_code?: string;
   created_at: Date;
 }
 
@@ -21,6 +25,8 @@ export interface AccountDoc {
   _id: string; // account_id (UUID)
   organization_code: string;
   name: string;
+  /** Its organization's mode (absent before modes). */
+  mode?: KeyMode;
   webhook_url?: string | null;
   created_at: Date;
 }
@@ -30,6 +36,8 @@ export interface CredentialDoc {
   organization_code: string;
   public_api_key: string;
   secret_hash: string;
+  /** Absent on keys issued before modes. */
+  mode?: KeyMode;
   created_at: Date;
 }
 
@@ -39,28 +47,53 @@ export interface Principal {
   credentialId: string;
   /** Set when the request presented a whitelabel embed token instead of the key pair. */
   whitelabelUserId?: string;
+  /** The key pair's mode; null for keys issued before modes and for embed tokens. */
+  mode?: KeyMode | null;
 }
 
+/** A merchant: a live organization and its test twin, an account and a key pair in each. */
 export async function createMerchant(db: Db, name: string): Promise<IssuedCredentials> {
-  const organizationCode = newId();
+  const [liveCode, testCode] = [newId(), newId()];
+  const live = await createModeOrganization(db, { code: liveCode, twin: testCode, name, mode: 'live' });
+  const test = await createModeOrganization(db, { code: testCode, twin: liveCode, name, mode: 'test' });
+  return { ...test, mode: 'test', live: { ...live, mode: 'live' } };
+}
+
+async function createModeOrganization(db: Db, input: { code: string; twin: string; name: string; mode: KeyMode }): Promise<KeyPair> {
   const accountId = newId();
-  const publicApiKey = newPublicApiKey();
-  const secret = newPrivateSecretKey();
+  const publicApiKey = newPublicApiKey(input.mode);
+  const secret = newPrivateSecretKey(input.mode);
   const now = new Date();
-  await db.collection<OrganizationDoc>('organizations').insertOne({ _id: organizationCode, code: organizationCode, name, sole_account_id: accountId, created_at: now });
-  await db.collection<AccountDoc>('accounts').insertOne({ _id: accountId, organization_code: organizationCode, name, created_at: now });
+  await db.collection<OrganizationDoc>('organizations').insertOne({ _id: input.code, code: input.code, name: input.name, sole_account_id: accountId, mode: input.mode, twin_organization_code: input.twin, created_at: now });
+  await db.collection<AccountDoc>('accounts').insertOne({ _id: accountId, organization_code: input.code, name: input.name, mode: input.mode, created_at: now });
   await db.collection<CredentialDoc>('credentials').insertOne({
     _id: newId(),
-    organization_code: organizationCode,
+    organization_code: input.code,
     public_api_key: publicApiKey,
     secret_hash: hashSecret(secret),
+    mode: input.mode,
     created_at: now,
   });
-  return { organization_code: organizationCode, account_id: accountId, public_api_key: publicApiKey, private_secret_key: secret };
+  return { organization_code: input.code, account_id: accountId, public_api_key: publicApiKey, private_secret_key: secret };
+}
+
+const accountModes = new Map<string, KeyMode | null>();
+
+/** An account's mode (null before modes); accounts never change mode, so it is kept per process. */
+export async function accountMode(db: Db, accountId: string): Promise<KeyMode | null> {
+  const key = `${db.databaseName}\u0000${accountId}`;
+  if (accountModes.has(key)) return accountModes.get(key)!;
+  const account = await db.collection<AccountDoc>('accounts').findOne({ _id: accountId }, { projection: { mode: 1 } });
+  if (!account) return null;
+  const mode = account.mode ?? null;
+  if (accountModes.size > 100_000) accountModes.clear();
+  accountModes.set(key, mode);
+  return mode;
 }
 
 export async function createAccount(db: Db, organizationCode: string, name: string): Promise<AccountDoc> {
-  const account: AccountDoc = { _id: newId(), organization_code: organizationCode, name, created_at: new Date() };
+  const organization = await db.collection<OrganizationDoc>('organizations').findOne({ _id: organizationCode }, { projection: { mode: 1 } });
+  const account: AccountDoc = { _id: newId(), organization_code: organizationCode, name, ...(organization?.mode ? { mode: organization.mode } : {}), created_at: new Date() };
   await db.collection<AccountDoc>('accounts').insertOne(account);
   await db.collection<OrganizationDoc>('organizations').updateOne({ _id: organizationCode }, { $set: { sole_account_id: null } });
   return account;

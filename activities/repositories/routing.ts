@@ -6,7 +6,8 @@
 import type { Db } from 'mongodb';
 import type { ConnectionCredentials } from '../providers/connector';
 import { Keyring, openString, sealString } from '../../domain/crypto';
-import { newId } from '../../domain/credentials';
+import { connectionEnvironment, KeyMode, newId } from '../../domain/credentials';
+import { accountMode } from './merchants';
 import { defaultSandboxConnections, ProviderConnectionCreate, ProviderCredentialsInput, RoutingFacts, RoutingRuleCreate, selectRule } from '../../domain/payments/routing';
 
 export interface ConnectionDoc {
@@ -17,6 +18,8 @@ export interface ConnectionDoc {
   name: string;
   merchant_id: string;
   status: 'ACTIVE';
+  /** test (sandbox, a provider's test environment) or live; null when unknown; absent before modes. */
+  environment?: KeyMode | null;
   /** "<keyId>.<iv+tag+ciphertext>" of the credentials' JSON; absent for the sandbox. */
   credentials_sealed?: string;
   credentials_key_id?: string;
@@ -65,6 +68,7 @@ export async function createConnection(db: Db, keyring: Keyring, organizationCod
     account_id: accountId,
     ...fields,
     status: 'ACTIVE',
+    environment: connectionEnvironment(input.provider_id, credentials),
     ...(credentials ? sealCredentials(keyring, _id, credentialsOf(credentials)) : {}),
     created_at: new Date(),
   };
@@ -149,10 +153,12 @@ async function accountRouting(db: Db, accountId: string): Promise<AccountRouting
   const key = `${db.databaseName}\u0000${accountId}`;
   const cached = routingCache.get(key);
   if (cached?.version === current.version) return cached;
-  const [rules, connections] = await Promise.all([
+  const [rules, all, mode] = await Promise.all([
     listRules(db, accountId),
-    db.collection<ConnectionDoc>('provider_connections').find({ account_id: accountId }, { projection: { provider_id: 1, merchant_id: 1, name: 1 } }).toArray(),
+    db.collection<ConnectionDoc>('provider_connections').find({ account_id: accountId }, { projection: { provider_id: 1, merchant_id: 1, name: 1, environment: 1 } }).toArray(),
+    accountMode(db, accountId),
   ]);
+  const connections = all.filter((c) => usableIn(mode, c.environment));
   const loaded: AccountRouting = {
     version: current.version,
     rules,
@@ -190,15 +196,33 @@ export async function deleteRule(db: Db, accountId: string, ruleId: string): Pro
   return result.deletedCount === 1;
 }
 
+/** Whether an account of `mode` may reach a connection of `environment` (accounts from before modes reach all). */
+export function usableIn(mode: KeyMode | null, environment: KeyMode | null | undefined): boolean {
+  if (!mode || !environment) return true;
+  return mode === environment;
+}
+
+/** The default sandbox connections, for every account but a live one. */
+async function usableDefaults(db: Db, accountId: string) {
+  return (await accountMode(db, accountId)) === 'live' ? [] : defaultSandboxConnections(accountId);
+}
+
+/** Every connection the account may use: the defaults (not for live accounts) and its own of its mode. */
+export async function usableConnections(db: Db, accountId: string) {
+  const mode = await accountMode(db, accountId);
+  const configured = (await listConnections(db, accountId)).filter((c) => usableIn(mode, c.environment)).map((c) => ({ ...c, id: c._id }));
+  return { defaults: mode === 'live' ? [] : defaultSandboxConnections(accountId), configured };
+}
+
 /**
  * The ordered connections for a payment: the first matching rule's list; an account with
- * no rules at all gets the default sandbox route. Null when rules exist but none matches.
+ * no rules at all gets the default sandbox route (none for a live account). Null when no
+ * connection can take it.
  */
 export async function resolveRoute(db: Db, accountId: string, facts: RoutingFacts): Promise<RoutedConnection[] | null> {
-  const routing = await accountRouting(db, accountId);
+  const [routing, defaults] = await Promise.all([accountRouting(db, accountId), usableDefaults(db, accountId)]);
   const rules = routing?.rules ?? [];
-  const defaults = defaultSandboxConnections(accountId);
-  if (rules.length === 0) return defaults.map((c) => ({ connectionId: c.id, providerId: c.provider_id, merchantId: c.merchant_id, name: c.name }));
+  if (rules.length === 0) return defaults.length ? defaults.map((c) => ({ connectionId: c.id, providerId: c.provider_id, merchantId: c.merchant_id, name: c.name })) : null;
   const rule = selectRule(rules.map((r) => ({ ...r, id: r._id })), facts);
   if (!rule) return null;
   const routed: RoutedConnection[] = [];

@@ -25,6 +25,9 @@ export const TEST_CARDS = {
   serverError: '4000000000000119',
 } as const;
 
+/** The documented test card numbers: live keys refuse them (they would only ever reach the sandbox). */
+export const SANDBOX_TEST_CARD_NUMBERS: ReadonlySet<string> = new Set(Object.values(TEST_CARDS));
+
 const BEHAVIOURS: Record<string, SandboxBehaviour> = {
   [TEST_CARDS.insufficientFunds]: { kind: 'decline', iso: '51' },
   [TEST_CARDS.doNotHonor]: { kind: 'decline', iso: '05' },

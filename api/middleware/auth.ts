@@ -120,7 +120,7 @@ export function authenticate(cache: CredentialCache, mode: AuthMode, bearer?: Be
       credential = await cache.bySecret(secret!);
     }
     if (!credential) throw new ApiError('invalid_credentials', 'the credentials are not valid');
-    ctx.state.principal = { organizationCode: credential.organization_code, credentialId: credential._id };
+    ctx.state.principal = { organizationCode: credential.organization_code, credentialId: credential._id, mode: credential.mode ?? null };
     await next();
   };
 }

@@ -2,6 +2,7 @@
  * Customers, customer sessions, enrollment of cards in a session, enrolled methods, and
  * one-time card tokens (area 'enrollment' for the checkout endpoints, per the spec).
  */
+import { refuseTestCardWithLiveKeys } from '../modes';
 import { withinSyncWait } from '../lifecycle';
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
@@ -122,6 +123,7 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
       const expired = cardExpiryProblems('card', body.card.expiration_month, body.card.expiration_year, new Date());
       if (expired.length) throw new ApiError('validation', expired.map((p) => p.message), { fieldErrors: expired });
       const session = await liveSession(organizationCode, ctx.params.customer_session);
+      refuseTestCardWithLiveKeys(ctx, (body.card as InlineCard).number, 'card.number');
       const { cardId } = await vaultCard(deps.db, deps.keyring, { organizationCode, accountId: session.account_id }, body.card as InlineCard);
       const input: EnrollInput = {
         vaultedToken: newId(), organizationCode, accountId: session.account_id, customerId: session.customer_id, cardId, country: session.country,
@@ -168,6 +170,7 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
       if (!missing.length && card.expiration_month !== undefined && card.expiration_year !== undefined) missing.push(...cardExpiryProblems('card', card.expiration_month, card.expiration_year, new Date()));
       if (missing.length) throw new ApiError('validation', missing.map((p) => p.message), { fieldErrors: missing });
       if (!(await findOwnedAccount(deps.db, organizationCode, body.account_id))) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });
+      refuseTestCardWithLiveKeys(ctx, (body.card as InlineCard).number, 'card.number');
       const { token, expiresAt, summary } = await createCardToken(deps.db, deps.keyring, { organizationCode, accountId: body.account_id }, body.card as InlineCard);
       ctx.status = 201;
       ctx.body = { token, expires_at: expiresAt.toISOString(), card: { iin: summary.iin, lfd: summary.lfd, brand: summary.brand, expiration_month: summary.expiration_month, expiration_year: summary.expiration_year, fingerprint: summary.fingerprint } };

@@ -2,6 +2,7 @@
  * Payments: creation (a payment workflow answering with its first outcome), retrieval,
  * and capture / cancel / refund (updates on the payment's workflow).
  */
+import { refuseTestCardWithLiveKeys } from '../modes';
 import { closedBeforeUpdate, updateRetryingUnprocessed, withinSyncWait } from '../lifecycle';
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -11,7 +12,7 @@ import { findPayment, findPaymentsByMerchantOrderId } from '../../activities/rep
 import { customerPayerOf, findCustomer, findPaymentMethod } from '../../activities/repositories/customers';
 import { findVaultCard, forgetSecurityCode, readSecurityCode, storeSecurityCode, summaryOf, vaultCard } from '../../activities/repositories/vault';
 import { consumeCardToken } from '../../activities/repositories/card-tokens';
-import { resolveRoute } from '../../activities/repositories/routing';
+import { resolveRoute, usableConnections } from '../../activities/repositories/routing';
 import { paymentFlowsOf } from '../../activities/providers';
 import { TEST_CARDS_DOC } from '../../activities/sandbox-gateway/test-cards';
 import { amountFieldProblems, AMOUNT_PRECISION_RULE, DecimalAmount, maxString, struct, annotate, PositiveDecimalAmount } from '../../domain/codecs/common';
@@ -138,6 +139,14 @@ async function refuseNonCardPayment(deps: AppDeps, accountId: string, request: N
   });
 }
 
+/** A live account starts with no connection (never the sandbox): say so now, not as a failed payment later. */
+async function refuseLiveWithoutConnection(deps: AppDeps, accountId: string): Promise<void> {
+  const { configured } = await usableConnections(deps.db, accountId);
+  if (configured.length) return;
+  const message = 'this live account has no provider connection: live keys never reach the sandbox; add a connection with live credentials (POST /v1/accounts/{account_id}/provider-connections), or use the test keys';
+  throw new ApiError('unprocessable', message, { code: 'NO_LIVE_CONNECTION', fieldErrors: [{ field: 'account_id', code: 'NO_LIVE_CONNECTION', message }] });
+}
+
 const CaptureRequest = struct('CaptureRequest', {}, { amount: annotate(PositiveDecimalAmount, { description: `in the payment's currency, ${AMOUNT_PRECISION_RULE}; defaults to the whole authorized amount` }), description: maxString(255) });
 const CancelRequest = struct('CancelRequest', {}, { reason: maxString(255), description: maxString(255) });
 const RefundRequest = struct('RefundRequest', {}, {
@@ -164,7 +173,7 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
       responses: {
         201: { description: 'The payment with its first outcome (or PENDING); with Dry-run: true the stored dry-run payment (dry_run: true)', body: Payment },
         404: { description: 'account_id, customer_payer.id, token or vaulted_token unknown for this organization' },
-        422: { description: 'PAYMENT_METHOD_NOT_SUPPORTED: no connection of the account\'s route can take this non-card method in this country (the messages say why); nothing is stored' },
+        422: { description: 'PAYMENT_METHOD_NOT_SUPPORTED: no connection of the account\'s route can take this non-card method in this country (the messages say why); NO_LIVE_CONNECTION: live keys and the live account has no provider connection (live keys never reach the sandbox); nothing is stored' },
       },
     },
     async (ctx, body) => {
@@ -174,9 +183,12 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
       if (problems.length) throw new ApiError('validation', problems.map((p) => p.message), { fieldErrors: problems });
       if (dryRun) return handleDryRunPayment(ctx, deps, body);
       const request = normalizePaymentCreate(body);
+      const inlineCard = request.payment_method.detail?.card;
+      refuseTestCardWithLiveKeys(ctx, isInlineCard(inlineCard) ? inlineCard.number : undefined, 'payment_method.detail.card.number');
       const account = await findOwnedAccount(deps.db, organizationCode, request.account_id);
       if (!account) throw new ApiError('not_found', 'account not found', { code: 'ACCOUNT_NOT_FOUND' });
       if (!CARD_METHOD_TYPES.includes(request.payment_method.type)) await refuseNonCardPayment(deps, account._id, request);
+      if (account.mode === 'live') await refuseLiveWithoutConnection(deps, account._id);
       const paymentId = paymentIdFor(organizationCode, ctx.get('x-idempotency-key') || undefined);
       if (ctx.get('x-idempotency-key')) {
         // The key's answer expired or was lost, the payment was not: answer with it, never run it again.

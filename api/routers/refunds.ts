@@ -3,6 +3,7 @@
  * account or wallet without an original payment; GET reads it back. Errors use the
  * refunds area's problem+json shape.
  */
+import { refuseTestCardWithLiveKeys } from '../modes';
 import type { Next } from 'koa';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
 import { findCustomer, customerPayerOf } from '../../activities/repositories/customers';
@@ -121,6 +122,7 @@ export function registerRefundRoutes(routes: RouteTable, deps: AppDeps): void {
         cardId = vaulted._id;
         summary = summaryOf(vaulted);
       } else if (card) {
+        refuseTestCardWithLiveKeys(ctx, card.number, 'payment_method.detail.card.number');
         ({ cardId, summary } = await vaultCard(deps.db, deps.keyring, { organizationCode, accountId: account._id }, { ...card, security_code: undefined }));
       }
       const bank = detail.bank_transfer;

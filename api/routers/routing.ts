@@ -5,7 +5,8 @@
  */
 import * as t from 'io-ts';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
-import { ConnectionDoc, createConnection, createRule, deleteRule, listConnections, listRules, RoutingRuleDoc } from '../../activities/repositories/routing';
+import { connectionEnvironment, KeyMode } from '../../domain/credentials';
+import { ConnectionDoc, createConnection, createRule, deleteRule, listConnections, listRules, RoutingRuleDoc, usableConnections } from '../../activities/repositories/routing';
 import { ApiError } from '../../domain/errors';
 import { connectionCredentialsProblem, defaultSandboxConnections, ProviderConnection, ProviderConnectionCreate, RoutingRule, RoutingRuleCreate } from '../../domain/payments/routing';
 import type { AppContext, AppDeps } from '../context';
@@ -23,6 +24,16 @@ async function ownedAccount(deps: AppDeps, ctx: AppContext) {
   return account;
 }
 
+/** A test account takes the sandbox and providers' test environments only; a live account never those. */
+function modeProblem(mode: KeyMode | null, body: ProviderConnectionCreate): { field: string; message: string } | null {
+  const environment = connectionEnvironment(body.provider_id, body.credentials);
+  if (!mode || !environment || mode === environment) return null;
+  const field = body.provider_id === 'SANDBOX' ? 'provider_id' : body.provider_id === 'ADYEN' ? 'credentials.environment' : 'credentials.secret_key';
+  return mode === 'test'
+    ? { field, message: 'a test-mode account (test keys) connects only to the sandbox and to providers\' test environments; add live credentials with the live keys' }
+    : { field, message: 'a live account (live keys) never connects to the sandbox or to a provider\'s test environment; add test credentials with the test keys' };
+}
+
 export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
   const base = { tag: 'Routing', area: 'default' as const, auth: 'pair' as const, pathParams: [ACCOUNT_PARAM] };
 
@@ -34,7 +45,7 @@ export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
     },
     async (ctx, body) => {
       const account = await ownedAccount(deps, ctx);
-      const problem = connectionCredentialsProblem(body);
+      const problem = connectionCredentialsProblem(body) ?? modeProblem(account.mode ?? null, body);
       if (problem) throw new ApiError('validation', problem.message, { fieldErrors: [{ field: problem.field, code: 'INVALID', message: problem.message }] });
       ctx.status = 201;
       ctx.body = renderConnection(await createConnection(deps.db, deps.keyring, account.organization_code, account._id, body));
@@ -42,10 +53,10 @@ export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
   );
 
   routes.add(
-    { ...base, method: 'GET', path: '/v1/accounts/:account_id/provider-connections', operationId: 'listProviderConnections', summary: 'List an account\'s provider connections (the two default sandbox connections included)', responses: { 200: { description: 'Connections', body: t.array(ProviderConnection) } } },
+    { ...base, method: 'GET', path: '/v1/accounts/:account_id/provider-connections', operationId: 'listProviderConnections', summary: 'List an account\'s provider connections (the two default sandbox connections included, except on a live account)', responses: { 200: { description: 'Connections', body: t.array(ProviderConnection) } } },
     async (ctx) => {
       const account = await ownedAccount(deps, ctx);
-      const defaults = defaultSandboxConnections(account._id).map((c) => ({ ...c, created_at: account.created_at.toISOString() }));
+      const defaults = account.mode === 'live' ? [] : defaultSandboxConnections(account._id).map((c) => ({ ...c, created_at: account.created_at.toISOString() }));
       ctx.body = [...defaults, ...(await listConnections(deps.db, account._id)).map(renderConnection)];
     },
   );
@@ -58,7 +69,8 @@ export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
     },
     async (ctx, body) => {
       const account = await ownedAccount(deps, ctx);
-      const known = new Set([...defaultSandboxConnections(account._id).map((c) => c.id), ...(await listConnections(deps.db, account._id)).map((c) => c._id)]);
+      const { defaults, configured } = await usableConnections(deps.db, account._id);
+      const known = new Set([...defaults, ...configured].map((c) => c.id));
       // Stored as listed (lower case), so routing finds them whatever case a UUID was sent in.
       const connectionIds = body.connection_ids.map((id) => id.toLowerCase());
       const unknown = connectionIds.filter((id) => !known.has(id));

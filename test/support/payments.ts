@@ -2,12 +2,12 @@
  * Helpers for payment tests: a request body for a test card, and the sandbox gateway's
  * record of charges.
  */
-import type { IssuedCredentials } from '../../domain/credentials';
+import type { KeyPair } from '../../domain/credentials';
 import { call, getStack } from './stack';
 
 export const TEST_CVV = '737';
 
-export function paymentBody(merchant: IssuedCredentials, card: string, overrides: Record<string, unknown> = {}) {
+export function paymentBody(merchant: KeyPair, card: string, overrides: Record<string, unknown> = {}) {
   return {
     account_id: merchant.account_id,
     description: 'Test order',
@@ -22,7 +22,7 @@ export function paymentBody(merchant: IssuedCredentials, card: string, overrides
   };
 }
 
-export async function pay(merchant: IssuedCredentials, card: string, overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+export async function pay(merchant: KeyPair, card: string, overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   return call('/v1/payments', { body: paymentBody(merchant, card, overrides), credentials: merchant, headers });
 }
 
@@ -33,7 +33,7 @@ export async function chargesFor(reference: string): Promise<Array<{ status: str
 }
 
 /** Polls GET /v1/payments/{id} until `done` holds. */
-export async function waitForPayment(merchant: IssuedCredentials, id: string, done: (p: any) => boolean, timeoutMs = 30_000, query = '?include_transactions=true') {
+export async function waitForPayment(merchant: KeyPair, id: string, done: (p: any) => boolean, timeoutMs = 30_000, query = '?include_transactions=true') {
   const started = Date.now();
   for (;;) {
     const { body } = await call(`/v1/payments/${id}${query}`, { credentials: merchant });
