@@ -56,7 +56,12 @@ describe('ADYEN connections (library against the Checkout API stand-in)', functi
     await refused({ api_key: ADYEN_API_KEY, environment: 'LIVE' }, 'credentials.live_endpoint_url_prefix');
     await refused({ api_key: ADYEN_API_KEY, environment: 'TEST', hmac_key: 'not hex' }, 'credentials.hmac_key');
     await refused({ api_key: ADYEN_API_KEY, environment: 'TEST', secret_key: 'sk_test_1234567890' }, 'credentials.secret_key');
-    const live = await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: { provider_id: 'ADYEN', name: 'Adyen live', merchant_id: 'M', credentials: { api_key: ADYEN_API_KEY, environment: 'LIVE', live_endpoint_url_prefix: '1797a841fbb37ca7-AdyenDemo' } }, credentials: m });
+    // LIVE credentials belong on the live account (live keys); the test account refuses them.
+    const liveBody = { provider_id: 'ADYEN', name: 'Adyen live', merchant_id: 'M', credentials: { api_key: ADYEN_API_KEY, environment: 'LIVE', live_endpoint_url_prefix: '1797a841fbb37ca7-AdyenDemo' } };
+    const liveOnTest = await call(`/v1/accounts/${m.account_id}/provider-connections`, { body: liveBody, credentials: m });
+    assert.equal(liveOnTest.status, 400, liveOnTest.text);
+    assert.equal(liveOnTest.body.errors[0].field, 'credentials.environment');
+    const live = await call(`/v1/accounts/${m.live.account_id}/provider-connections`, { body: liveBody, credentials: m.live });
     assert.equal(live.status, 201, live.text);
   });
 

@@ -112,12 +112,15 @@ describe('foundation (integration)', function () {
       assert.deepEqual(strip(foreign.body), strip(missing.body));
     });
 
-    it('the admin command prints working credentials as one JSON object', () => {
+    it('the admin command prints working test and live credentials as one JSON object', async () => {
       const result = spawnSync(process.execPath, [path.resolve(__dirname, '../../api/admin.js'), 'create-merchant', '--name', 'CLI merchant'], { env: process.env, encoding: 'utf8' });
       assert.equal(result.status, 0, result.stderr);
       const issued = JSON.parse(result.stdout);
-      assert.deepEqual(Object.keys(issued).sort(), ['account_id', 'organization_code', 'private_secret_key', 'public_api_key']);
-      return call('/v1/pings', { body: { message: 'from cli' }, credentials: issued }).then((r) => assert.equal(r.status, 201));
+      assert.deepEqual(Object.keys(issued).sort(), ['account_id', 'live', 'mode', 'organization_code', 'private_secret_key', 'public_api_key']);
+      assert.deepEqual(Object.keys(issued.live).sort(), ['account_id', 'mode', 'organization_code', 'private_secret_key', 'public_api_key']);
+      assert.deepEqual([issued.mode, issued.live.mode], ['test', 'live']);
+      const [test, live] = await Promise.all([call('/v1/pings', { body: { message: 'from cli' }, credentials: issued }), call('/v1/pings', { body: { message: 'from cli' }, credentials: issued.live })]);
+      assert.deepEqual([test.status, live.status], [201, 201], 'both pairs work');
     });
 
     it('stores secret keys only as hashes', async () => {
