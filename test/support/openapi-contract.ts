@@ -65,7 +65,9 @@ export class OpenApiContract {
     const lookup = method === 'head' ? 'get' : method;
     const entry = candidates.find((c) => this.doc.paths[c.template][lookup]) ?? candidates[0];
     const item = this.doc.paths[entry.template];
-    const documented = METHODS.filter((m) => item[m]);
+    // A URL can match several templates (/v1/customers/sessions and /v1/customers/{id}): the
+    // router allows the methods of all of them.
+    const documented = [...new Set(candidates.flatMap((c) => METHODS.filter((m) => this.doc.paths[c.template][m])))];
     if (!item[lookup]) return this.checkUndocumentedMethod(label, exchange, item, documented);
     const operation = item[lookup];
     const where = `${operation.operationId} (${exchange.method} ${entry.template})`;
@@ -103,7 +105,7 @@ export class OpenApiContract {
     }
     if (method === 'OPTIONS' || out.length) return out;
     // The error schema of the path's area: the one its operations' 500 answers reference.
-    const operation = item[documented[0]];
+    const operation = item[METHODS.find((m) => item[m])!];
     const ref: string = (Object.values(operation.responses['500']?.content ?? {})[0] as { schema?: { $ref?: string } } | undefined)?.schema?.$ref ?? '#/components/schemas/Error';
     const contentType = (exchange.headers.get('content-type') ?? '').split(';')[0].trim();
     return this.checkBody(label, `the ${operation['x-error-area']} area's error schema`, ref, contentType, exchange.text);
