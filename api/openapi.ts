@@ -3,7 +3,7 @@
  */
 import { SchemaRegistry } from '../domain/codecs/json-schema';
 import { CREDENTIAL_CODES, type ErrorArea } from './errors';
-import type { RouteSpec } from './routes';
+import { readsJsonBody, type RouteSpec } from './routes';
 
 const ERROR_SCHEMAS: Record<ErrorArea, Record<string, unknown>> = {
   default: {
@@ -77,12 +77,13 @@ export function openApiPath(koaPath: string): string {
 }
 
 const STANDARD_ERRORS: Record<number, string> = {
-  400: 'Invalid request; also a body that is not UTF-8, not a JSON object or array, nested deeper than 64 levels, or holding a `__proto__` key',
+  400: 'Invalid request (a query parameter or the body); also a body that is not UTF-8, not a JSON object or array, nested deeper than 64 levels, or holding a `__proto__` key',
   401: 'Missing or invalid credentials',
   413: 'Payload too large',
   415: 'Content-Type is not application/json',
   429: 'Rate limit exceeded (see Retry-After)',
   500: 'Unexpected error',
+  503: 'SERVICE_UNAVAILABLE: the workflow did not confirm the request within LIFECYCLE_SYNC_WAIT_MS; retry it with the same X-Idempotency-Key, which joins the same workflow',
 };
 
 /** The 401 answer of an area, in the words of its credential vocabulary. */
@@ -120,25 +121,28 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
       const schema = response.body ? registry.schemaOf(response.body) : response.schema;
       responses[status] = {
         description: response.description,
-        ...(schema ? { content: { [response.contentType ?? 'application/json']: { schema } } } : {}),
+        ...(schema ? { content: Object.fromEntries([response.contentType ?? 'application/json'].flat().map((type) => [type, { schema }])) } : {}),
       };
     }
-    const errorRef = { $ref: `#/components/schemas/${AREA_SCHEMA_NAME[spec.area]}` };
+    // Refund errors are RFC 9457 problem details, served as such (see applyError).
+    const errorContent = { [spec.area === 'refunds' ? 'application/problem+json' : 'application/json']: { schema: { $ref: `#/components/schemas/${AREA_SCHEMA_NAME[spec.area]}` } } };
     const errorStatuses = [
       ...(spec.auth !== 'none' && spec.auth !== 'custom' ? [401] : []),
       ...(spec.unlimited ? [] : [429]),
-      ...(spec.body ? [400, 413, 415] : []),
+      ...(readsJsonBody(spec) || spec.query?.length ? [400] : []),
+      ...(readsJsonBody(spec) ? [413, 415] : []),
       500,
+      ...(spec.awaitsWorkflow ? [503] : []),
     ];
     for (const status of errorStatuses) {
       if (!responses[status]) {
         const description = status === 401 ? unauthorizedDescription(spec.area) : STANDARD_ERRORS[status];
-        responses[status] = { description, content: { [spec.area === 'refunds' ? 'application/problem+json' : 'application/json']: { schema: errorRef } } };
+        responses[status] = { description, content: errorContent };
       }
     }
     for (const [status, response] of Object.entries(responses)) {
       if (Number(status) >= 400 && !(response as { content?: unknown }).content) {
-        (response as Record<string, unknown>).content = { 'application/json': { schema: errorRef } };
+        (response as Record<string, unknown>).content = errorContent;
       }
     }
     const security =

@@ -26,7 +26,8 @@ export interface ResponseDoc {
   body?: t.Any;
   /** Schema written by hand when there is no codec (e.g. text/html). */
   schema?: Record<string, unknown>;
-  contentType?: string;
+  /** application/json unless given; several when the answer's type depends on the resource. */
+  contentType?: string | string[];
 }
 
 export interface RouteSpec<B extends t.Any = t.Any> {
@@ -52,6 +53,13 @@ export interface RouteSpec<B extends t.Any = t.Any> {
   unlimited?: boolean;
   /** Marked deprecated in the OpenAPI document (a successor version exists). */
   deprecated?: boolean;
+  /** Waits a bounded time on a workflow, so it may answer 503 (retry with the same key). */
+  awaitsWorkflow?: boolean;
+}
+
+/** Every method with a body reads it as JSON, even where the operation takes none. */
+export function readsJsonBody(spec: Pick<RouteSpec, 'method'>): boolean {
+  return spec.method !== 'GET' && spec.method !== 'DELETE';
 }
 
 export type Handler<B extends t.Any> = (ctx: AppContext, body: t.TypeOf<B>) => Promise<void> | void;
@@ -94,7 +102,7 @@ export class RouteTable {
     if (AUTH_MODES.includes(spec.auth)) chain.push(this.middlewares.auth(spec.auth as AuthMode));
     if (!spec.unlimited) chain.push(this.middlewares.rateLimit);
     chain.push(...extra);
-    if (spec.method !== 'GET' && spec.method !== 'DELETE') chain.push(this.middlewares.jsonBody);
+    if (readsJsonBody(spec)) chain.push(this.middlewares.jsonBody);
     if (spec.idempotency) chain.push(this.middlewares.idempotency(spec.idempotency));
     chain.push(async (ctx) => {
       const body = spec.body && spec.decodeBody !== false ? decodeOrThrow(spec.body, ctx.request.body) : ctx.request.body;

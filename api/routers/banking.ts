@@ -164,7 +164,7 @@ export function registerBankingRoutes(routes: RouteTable, deps: AppDeps): void {
 
   routes.add(
     {
-      method: 'POST', path: '/v1/banking/transfers', operationId: 'createBankingTransfer', tag: TAG, area: 'banking', auth: 'pair',
+      method: 'POST', path: '/v1/banking/transfers', operationId: 'createBankingTransfer', awaitsWorkflow: true, tag: TAG, area: 'banking', auth: 'pair',
       summary: 'Initiate an outgoing banking transfer',
       description:
         'Rules: source_account_id is required; exactly one of destination_account (external transfer) and destination_account_id ' +

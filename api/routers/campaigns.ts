@@ -178,7 +178,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
 
   add(
     {
-      method: 'POST', path: '/v1/campaigns', operationId: 'createCampaign',
+      method: 'POST', path: '/v1/campaigns', operationId: 'createCampaign', awaitsWorkflow: true,
       summary: 'Create a campaign (status ACTIVE)',
       description: 'organization_code must be the caller\'s organization and account_id one of its accounts (404 otherwise). schedule is the daily sending window in an IANA time zone (end before start spans midnight); duration.end_at (optional) completes the campaign automatically.',
       idempotency: { required: false, format: 'uuid', onDifferentPayload: 'replay' },
@@ -262,6 +262,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
   // same body, same workflow update (setCampaignStatus), same answers.
   const statusChange = {
     summary: 'Pause, resume, complete or cancel a campaign',
+    awaitsWorkflow: true,
     description:
       'Body {status}: ACTIVE <-> PAUSED; ACTIVE or PAUSED -> COMPLETED (permanent end) or CANCELLED (same as DELETE). ' +
       'The current status again is a no-op 200. COMPLETED and CANCELLED campaigns refuse every change: 422 with details.error_code INVALID_STATUS_TRANSITION. ' +
@@ -282,7 +283,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
 
   add(
     {
-      method: 'DELETE', path: '/v1/campaigns/:campaign_id', operationId: 'cancelCampaign',
+      method: 'DELETE', path: '/v1/campaigns/:campaign_id', operationId: 'cancelCampaign', awaitsWorkflow: true,
       summary: 'Cancel a campaign (status CANCELLED)',
       description: 'The campaign is kept, with status CANCELLED (terminal): no communication is triggered any more, including ones waiting for the daily window. Cancelling a COMPLETED or CANCELLED campaign is a 422.',
       pathParams: [campaignIdParam],
@@ -295,7 +296,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
 
   add(
     {
-      method: 'POST', path: '/v1/campaigns/:campaign_id/rules', operationId: 'createCampaignRules',
+      method: 'POST', path: '/v1/campaigns/:campaign_id/rules', operationId: 'createCampaignRules', awaitsWorkflow: true,
       summary: 'Add rules to a campaign (all or nothing)',
       description:
         'Every rule is validated against the rule table before any is stored. AMOUNT_AND_CURRENCY takes the currency as its last value: [amount, currency], [min, max, currency] for BETWEEN. USER_COMMS_PER_DAY takes only values ([daily limit]); UNIQUE_BY_USER takes neither; both read the user_id metadata entry of the payment. New rules are ACTIVE.',
@@ -335,7 +336,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
 
   add(
     {
-      method: 'PATCH', path: '/v1/rules/:rule_id', operationId: 'updateCampaignRule',
+      method: 'PATCH', path: '/v1/rules/:rule_id', operationId: 'updateCampaignRule', awaitsWorkflow: true,
       summary: 'Change a rule\'s type, values, conditional or metadata_key',
       description: 'Send only the fields to change (null clears conditional, values or metadata_key); the merged rule is validated like a new one. Status changes go through PATCH /v1/rules/{rule_id}/status.',
       pathParams: [ruleIdParam],
@@ -353,7 +354,7 @@ export function registerCampaignRoutes(routes: RouteTable, deps: AppDeps): void 
 
   add(
     {
-      method: 'PATCH', path: '/v1/rules/:rule_id/status', operationId: 'updateCampaignRuleStatus',
+      method: 'PATCH', path: '/v1/rules/:rule_id/status', operationId: 'updateCampaignRuleStatus', awaitsWorkflow: true,
       summary: 'Activate or deactivate a rule',
       description: 'An INACTIVE rule is kept but ignored when declined payments are evaluated.',
       pathParams: [ruleIdParam],

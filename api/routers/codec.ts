@@ -79,7 +79,11 @@ export function registerCodecRoutes(routes: RouteTable, deps: AppDeps): void {
         unlimited: true,
         body: PayloadsBody,
         headers: [{ name: 'Authorization', description: 'Bearer <CODEC_AUTH_TOKEN>. Without a token configured only loopback callers of an API listening on loopback without TRUST_PROXY are served (by socket address; X-Forwarded-For is never believed here).' }],
-        responses: { 200: { description: 'Transformed payloads (`{"payloads": []}` for a request without payloads)', body: PayloadsAnswer } },
+        responses: {
+          200: { description: 'Transformed payloads (`{"payloads": []}` for a request without payloads)', body: PayloadsAnswer },
+          401: { description: 'INVALID_CREDENTIALS: CODEC_AUTH_TOKEN is set and the Authorization bearer token is missing or wrong' },
+          403: { description: 'AUTHORIZATION_REQUIRED: no CODEC_AUTH_TOKEN is set and the caller is not served without one (not on loopback, relayed by a proxy, TRUST_PROXY, or an API listening beyond loopback)' },
+        },
       },
       async (ctx, body) => {
         const payloads = (body.payloads ?? []).map(fromJson);

@@ -110,7 +110,7 @@ export function registerCustomerRoutes(routes: RouteTable, deps: AppDeps): void 
 
   routes.add(
     {
-      method: 'POST', path: '/v1/checkout/customers/sessions/:customer_session/payment-methods', operationId: 'enrollPaymentMethod', tag: 'Customers', area: 'enrollment', auth: 'pair',
+      method: 'POST', path: '/v1/checkout/customers/sessions/:customer_session/payment-methods', operationId: 'enrollPaymentMethod', awaitsWorkflow: true, tag: 'Customers', area: 'enrollment', auth: 'pair',
       summary: 'Enroll a card for the session\'s customer',
       description: 'The card form of the checkout posts the card here; it is vaulted (PAN sealed, CVV not kept) and enrolled. The answer is the enrolled method; its vaulted_token pays later payments (payment_method.vaulted_token with customer_payer.id). Enrolling the same card again returns the existing method.',
       idempotency: { required: false, format: 'uuid', onDifferentPayload: 'replay' },

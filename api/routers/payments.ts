@@ -158,7 +158,7 @@ const RefundRequest = struct('RefundRequest', {}, {
 export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.add(
     {
-      method: 'POST', path: '/v1/payments', operationId: 'createPayment', tag: 'Payments', area: 'default', auth: 'pair',
+      method: 'POST', path: '/v1/payments', operationId: 'createPayment', awaitsWorkflow: true, tag: 'Payments', area: 'default', auth: 'pair',
       summary: 'Create a payment (routed to a provider, with failover)',
       description:
         'Creates the payment, routes it by the account\'s routing rules (default: two sandbox connections) and answers with the first outcome. ' +
@@ -309,7 +309,7 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
   ) =>
     routes.add(
       {
-        method: 'POST', path: `/v1/payments/:payment_id/${path}`, operationId, tag: 'Payments', area: 'default', auth: 'pair', summary,
+        method: 'POST', path: `/v1/payments/:payment_id/${path}`, operationId, awaitsWorkflow: true, tag: 'Payments', area: 'default', auth: 'pair', summary,
         description: `${description} Answers with the payment; the new transaction (latest) tells the provider's answer. A state the transition table does not allow answers 409 INVALID_STATUS_TRANSITION.`,
         idempotency: IDEMPOTENCY,
         pathParams: [PAYMENT_ID_PARAM],

@@ -17,7 +17,7 @@ const Ping = t.type({ id: Uuid, message: t.string, workflow_id: t.string, create
 export function registerPingRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.add(
     {
-      method: 'POST', path: '/v1/pings', operationId: 'createPing', tag: 'Operations', area: 'default', auth: 'pair',
+      method: 'POST', path: '/v1/pings', operationId: 'createPing', awaitsWorkflow: true, tag: 'Operations', area: 'default', auth: 'pair',
       summary: 'Run a connectivity check through the whole stack',
       idempotency: { required: false, format: 'max64', onDifferentPayload: 'replay' },
       body: PingRequest,

@@ -109,7 +109,7 @@ export function registerRecipientRoutes(routes: RouteTable, deps: AppDeps): void
 
   routes.add(
     {
-      method: 'POST', path: '/v1/recipients/:recipient_id/onboardings', operationId: 'createOnboarding', tag: 'Recipients', area: 'default', auth: 'pair',
+      method: 'POST', path: '/v1/recipients/:recipient_id/onboardings', operationId: 'createOnboarding', awaitsWorkflow: true, tag: 'Recipients', area: 'default', auth: 'pair',
       summary: 'Onboard a recipient at a provider',
       description:
         'type PREVIOUSLY_ONBOARDED links a recipient that exists at the provider (provider.recipient_id); NEW registers it there. workflow DIRECT (the default and only value): everything is sent server to server now. ' +

@@ -41,7 +41,7 @@ export async function requireUuidV4Key(ctx: AppContext, next: Next): Promise<unk
 export function registerRefundRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.add(
     {
-      method: 'POST', path: '/v1/refunds/unreferenced', operationId: 'createUnreferencedRefund', tag: 'Unreferenced refunds', area: 'refunds', auth: 'pair',
+      method: 'POST', path: '/v1/refunds/unreferenced', operationId: 'createUnreferencedRefund', awaitsWorkflow: true, tag: 'Unreferenced refunds', area: 'refunds', auth: 'pair',
       summary: 'Push a credit to a payment method without an original payment',
       description:
         'Answers 201 with the refund in CREATED/CREATED; the credit then runs in its own lifecycle: CREATED -> (fraud screening when fraud_screening.stand_alone) -> PROCESSING/SUBMITTED -> ' +

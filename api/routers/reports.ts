@@ -51,7 +51,7 @@ export function registerReportRoutes(routes: RouteTable, deps: AppDeps): void {
 
   routes.add(
     {
-      method: 'POST', path: '/v1/reports', operationId: 'createReport', tag: TAG, area: 'reports', auth: 'pair',
+      method: 'POST', path: '/v1/reports', operationId: 'createReport', awaitsWorkflow: true, tag: TAG, area: 'reports', auth: 'pair',
       summary: 'Request a report',
       description:
         'Starts building the report and answers 202 with status PENDING. TRANSACTIONS is a CSV (RFC 4180, UTF-8, CRLF) with the ' +

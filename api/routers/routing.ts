@@ -13,6 +13,8 @@ import type { AppContext, AppDeps } from '../context';
 import type { RouteTable } from '../routes';
 
 const ACCOUNT_PARAM = { name: 'account_id', description: 'an account of the organization', schema: { type: 'string', format: 'uuid' } };
+/** Another organization's account answers like a missing one. */
+const NO_ACCOUNT = { description: 'ACCOUNT_NOT_FOUND: no such account in the organization' };
 
 // Field by field: the sealed credentials never leave the database.
 const renderConnection = (c: ConnectionDoc) => ({ id: c._id, account_id: c.account_id, provider_id: c.provider_id, name: c.name, merchant_id: c.merchant_id, status: c.status, default: false, credentials_configured: Boolean(c.credentials_sealed), created_at: c.created_at.toISOString() });
@@ -41,7 +43,7 @@ export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
     {
       ...base, method: 'POST', path: '/v1/accounts/:account_id/provider-connections', operationId: 'createProviderConnection', summary: 'Add a provider connection to an account',
       description: 'SANDBOX connections need no credentials; STRIPE connections need credentials.secret_key (a Stripe secret or restricted key), which is stored encrypted and never returned. Payments reach a connection through routing rules.',
-      body: ProviderConnectionCreate, responses: { 201: { description: 'The connection (without its credentials)', body: ProviderConnection }, 400: { description: 'Invalid body, or credentials that do not fit the provider' } },
+      body: ProviderConnectionCreate, responses: { 201: { description: 'The connection (without its credentials)', body: ProviderConnection }, 400: { description: 'Invalid body, or credentials that do not fit the provider' }, 404: NO_ACCOUNT },
     },
     async (ctx, body) => {
       const account = await ownedAccount(deps, ctx);
@@ -53,7 +55,7 @@ export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
   );
 
   routes.add(
-    { ...base, method: 'GET', path: '/v1/accounts/:account_id/provider-connections', operationId: 'listProviderConnections', summary: 'List an account\'s provider connections (the two default sandbox connections included, except on a live account)', responses: { 200: { description: 'Connections', body: t.array(ProviderConnection) } } },
+    { ...base, method: 'GET', path: '/v1/accounts/:account_id/provider-connections', operationId: 'listProviderConnections', summary: 'List an account\'s provider connections (the two default sandbox connections included, except on a live account)', responses: { 200: { description: 'Connections', body: t.array(ProviderConnection) }, 404: NO_ACCOUNT } },
     async (ctx) => {
       const account = await ownedAccount(deps, ctx);
       const defaults = account.mode === 'live' ? [] : defaultSandboxConnections(account._id).map((c) => ({ ...c, created_at: account.created_at.toISOString() }));
@@ -65,7 +67,7 @@ export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
     {
       ...base, method: 'POST', path: '/v1/accounts/:account_id/routing-rules', operationId: 'createRoutingRule', summary: 'Add a routing rule',
       description: 'Rules are evaluated by ascending priority; the first whose conditions all match (country, payment method type, currency, amount range, card brand, IIN prefix; an absent condition matches everything) gives the ordered connection list. Once an account has a rule, a payment no rule matches ends ERROR/NO_ROUTE.',
-      body: RoutingRuleCreate, responses: { 201: { description: 'The rule', body: RoutingRule }, 400: { description: 'Unknown connection id' } },
+      body: RoutingRuleCreate, responses: { 201: { description: 'The rule', body: RoutingRule }, 400: { description: 'Unknown connection id' }, 404: NO_ACCOUNT },
     },
     async (ctx, body) => {
       const account = await ownedAccount(deps, ctx);
@@ -81,7 +83,7 @@ export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
   );
 
   routes.add(
-    { ...base, method: 'GET', path: '/v1/accounts/:account_id/routing-rules', operationId: 'listRoutingRules', summary: 'List routing rules in evaluation order', responses: { 200: { description: 'Rules', body: t.array(RoutingRule) } } },
+    { ...base, method: 'GET', path: '/v1/accounts/:account_id/routing-rules', operationId: 'listRoutingRules', summary: 'List routing rules in evaluation order', responses: { 200: { description: 'Rules', body: t.array(RoutingRule) }, 404: NO_ACCOUNT } },
     async (ctx) => {
       const account = await ownedAccount(deps, ctx);
       ctx.body = (await listRules(deps.db, account._id)).map(renderRule);
@@ -92,7 +94,7 @@ export function registerRoutingRoutes(routes: RouteTable, deps: AppDeps): void {
     {
       ...base, method: 'DELETE', path: '/v1/accounts/:account_id/routing-rules/:rule_id', operationId: 'deleteRoutingRule', summary: 'Delete a routing rule',
       pathParams: [ACCOUNT_PARAM, { name: 'rule_id', description: 'the rule', schema: { type: 'string', format: 'uuid' } }],
-      responses: { 204: { description: 'Deleted' }, 404: { description: 'No such rule' } },
+      responses: { 204: { description: 'Deleted' }, 404: { description: 'NOT_FOUND: no such rule; ACCOUNT_NOT_FOUND: no such account in the organization' } },
     },
     async (ctx) => {
       const account = await ownedAccount(deps, ctx);

@@ -32,7 +32,7 @@ const workflowIdOf = (id: string) => `subscription-${id}`;
 export function registerSubscriptionRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.add(
     {
-      method: 'POST', path: '/v1/subscriptions', operationId: 'createSubscription', tag: 'Subscriptions', area: 'default', auth: 'pair',
+      method: 'POST', path: '/v1/subscriptions', operationId: 'createSubscription', awaitsWorkflow: true, tag: 'Subscriptions', area: 'default', auth: 'pair',
       summary: 'Create a subscription (recurring charges on an enrolled card)',
       description:
         'Charges amount every frequency period (DAY, WEEK, MONTH, YEAR x value) or on a billing_date (DAY_OF_MONTH 1..28, DAY_OF_WEEK 1..7, LAST_DAY_OF_MONTH), from availability.start_at (default now; a start_at in the past starts billing at creation: missed cycles are never charged, the first charge is now and the following cycles count from now). ' +
@@ -138,7 +138,7 @@ export function registerSubscriptionRoutes(routes: RouteTable, deps: AppDeps): v
   ] as const) {
     routes.add(
       {
-        method: 'POST', path: `/v1/subscriptions/:subscription_id/${action}`, operationId: `${action}Subscription`, tag: 'Subscriptions', area: 'default', auth: 'pair',
+        method: 'POST', path: `/v1/subscriptions/:subscription_id/${action}`, operationId: `${action}Subscription`, awaitsWorkflow: true, tag: 'Subscriptions', area: 'default', auth: 'pair',
         summary, description: 'Answers 409 INVALID_STATUS_TRANSITION from any other status.', pathParams: [ID_PARAM],
         responses: { 200: { description: 'The subscription after the change', body: Subscription }, 404: { description: 'SUBSCRIPTION_NOT_FOUND' }, 409: { description: 'INVALID_STATUS_TRANSITION' } },
       },
@@ -151,7 +151,7 @@ export function registerSubscriptionRoutes(routes: RouteTable, deps: AppDeps): v
 
   routes.add(
     {
-      method: 'PATCH', path: '/v1/subscriptions/:subscription_id', operationId: 'updateSubscriptionMetadata', tag: 'Subscriptions', area: 'default', auth: 'pair',
+      method: 'PATCH', path: '/v1/subscriptions/:subscription_id', operationId: 'updateSubscriptionMetadata', awaitsWorkflow: true, tag: 'Subscriptions', area: 'default', auth: 'pair',
       summary: 'Change a subscription\'s metadata', description: 'Entries are merged by key; an entry with an empty value unsets its key. At most 50 keys remain.',
       pathParams: [ID_PARAM], body: SubscriptionMetadataUpdate,
       responses: { 200: { description: 'The subscription', body: Subscription }, 400: { description: 'more than 50 keys would remain' }, 404: { description: 'SUBSCRIPTION_NOT_FOUND' }, 409: { description: 'INVALID_STATUS_TRANSITION (final subscription)' } },

@@ -20,7 +20,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-const SWAGGER_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
+/** The docs page's assets and the media type each is served (and documented) as. */
+const SWAGGER_ASSETS = new Map([
+  ['swagger-ui.css', 'text/css'],
+  ['swagger-ui-bundle.js', 'text/javascript'],
+  ['swagger-ui-standalone-preset.js', 'text/javascript'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 export function registerSystemRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.add(
@@ -96,12 +102,17 @@ export function registerSystemRoutes(routes: RouteTable, deps: AppDeps): void {
     {
       method: 'GET', path: '/docs/assets/:file', operationId: 'docsAsset', summary: 'Static assets of the docs page',
       tag: 'Operations', area: 'default', auth: 'none', unlimited: true,
-      responses: { 200: { description: 'Asset', contentType: 'application/octet-stream', schema: { type: 'string' } }, 404: { description: 'No such asset' } },
+      pathParams: [{ name: 'file', description: 'asset file name', schema: { type: 'string', enum: [...SWAGGER_ASSETS.keys()] } }],
+      responses: {
+        200: { description: 'Asset', contentType: [...new Set(SWAGGER_ASSETS.values())], schema: { type: 'string' } },
+        404: { description: 'ROUTE_NOT_FOUND: no such asset' },
+      },
     },
     (ctx) => {
       const file = ctx.params.file;
-      if (!SWAGGER_ASSETS.has(file)) return;
-      ctx.type = path.extname(file);
+      const type = SWAGGER_ASSETS.get(file);
+      if (!type) return;
+      ctx.type = type;
       ctx.set('Cache-Control', 'public, max-age=86400');
       ctx.body = fs.createReadStream(path.join(swaggerDir, file));
     },

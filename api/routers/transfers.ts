@@ -29,7 +29,7 @@ const KEY_HEADER = [{ name: 'X-Idempotency-Key', description: 'UUID, required; t
 export function registerTransferRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.add(
     {
-      method: 'POST', path: '/v1/split-marketplace/transfers', operationId: 'createSplitTransfer', tag: 'Split marketplace', area: 'default', auth: 'pair',
+      method: 'POST', path: '/v1/split-marketplace/transfers', operationId: 'createSplitTransfer', awaitsWorkflow: true, tag: 'Split marketplace', area: 'default', auth: 'pair',
       summary: 'Transfer funds from the organization balance to a recipient',
       description:
         'The recipient must have a SUCCEEDED onboarding (422 RECIPIENT_NOT_ONBOARDED otherwise); the amount comes from the organization balance in amount.currency ' +

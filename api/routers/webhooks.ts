@@ -27,12 +27,13 @@ export function registerWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
   };
   const render = (doc: WebhookEndpointDoc) => ({ account_id: doc._id, url: doc.url, secret: webhookSecretOf(deps.keyring, doc), updated_at: doc.updated_at.toISOString() });
   const pathParams = [{ name: 'account_id', description: 'an account of the organization', schema: { type: 'string', format: 'uuid' } }];
+  const noAccount = { description: 'ACCOUNT_NOT_FOUND: no such account in the organization' };
 
   routes.add(
     {
       method: 'PUT', path: '/v1/accounts/:account_id/webhook', operationId: 'setWebhookEndpoint', tag: 'Webhooks', area: 'default', auth: 'pair',
       summary: 'Set the account webhook URL (and rotate its signing secret)', description: WEBHOOK_DOC, pathParams,
-      body: WebhookEndpointUpdate, responses: { 200: { description: 'The endpoint with its signing secret', body: WebhookEndpoint } },
+      body: WebhookEndpointUpdate, responses: { 200: { description: 'The endpoint with its signing secret', body: WebhookEndpoint }, 404: noAccount },
     },
     async (ctx, body) => {
       const acc = await account(ctx);
@@ -46,7 +47,7 @@ export function registerWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
   routes.add(
     {
       method: 'GET', path: '/v1/accounts/:account_id/webhook', operationId: 'getWebhookEndpoint', tag: 'Webhooks', area: 'default', auth: 'pair',
-      summary: 'Read the account webhook URL and signing secret', pathParams, responses: { 200: { description: 'The endpoint', body: WebhookEndpoint } },
+      summary: 'Read the account webhook URL and signing secret', pathParams, responses: { 200: { description: 'The endpoint', body: WebhookEndpoint }, 404: noAccount },
     },
     async (ctx) => {
       const acc = await account(ctx);

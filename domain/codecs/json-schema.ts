@@ -80,6 +80,8 @@ function walk(codec: Tagged, registry: SchemaRegistry): JsonSchema {
       return merge(mergeObjects(members), extra);
     }
     case 'UnionType': {
+      // Next to anyOf, `type` would bind every member: annotate(nullable(x), {type}) refuses null.
+      if (extra && 'type' in extra) throw new Error(`${codec.name}: annotate the member of the union with 'type', not the union`);
       // `undefined` members only make a property optional; JSON has no such value.
       const types = (codec as unknown as t.UnionC<[t.Mixed, t.Mixed]>).types.filter((m) => !['UndefinedType', 'VoidType'].includes((m as Tagged)._tag ?? ''));
       const members = types.map((m) => registry.schemaOf(m));

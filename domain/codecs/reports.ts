@@ -18,6 +18,9 @@ export const ReportCreateRequest = struct(
   { account_id: annotate(Uuid, { description: 'only this account; default: every account of your organization' }) },
 );
 
+/** Null until the report is AVAILABLE; `integer` sits on the number, where null still passes. */
+const FileCount = nullable(annotate(t.number, { type: 'integer', minimum: 0 }));
+
 export const Report = t.type(
   {
     id: Uuid,
@@ -26,8 +29,8 @@ export const Report = t.type(
     from: Timestamp,
     to: Timestamp,
     account_id: nullable(Uuid),
-    row_count: annotate(nullable(t.number), { type: 'integer', description: 'rows in the file once AVAILABLE' }),
-    size_bytes: annotate(nullable(t.number), { type: 'integer' }),
+    row_count: annotate(FileCount, { description: 'rows in the file once AVAILABLE' }),
+    size_bytes: annotate(FileCount, { description: 'size of the file in bytes once AVAILABLE' }),
     failure_reason: nullable(t.string),
     created_at: Timestamp,
     updated_at: Timestamp,

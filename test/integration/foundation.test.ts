@@ -311,14 +311,6 @@ describe('foundation (integration)', function () {
       assert.ok(ping.responses['401'] && ping.responses['429'] && ping.responses['415']);
     });
 
-    it('is a valid OpenAPI 3.1 document', async () => {
-      const { Validator } = (await import('@seriousme/openapi-schema-validator')) as { Validator: new () => { validate(doc: unknown): Promise<{ valid: boolean; errors?: unknown }>; version: string } };
-      const validator = new Validator();
-      const result = await validator.validate((await call('/v1/openapi.json')).body);
-      assert.equal(validator.version, '3.1');
-      assert.equal(result.valid, true, JSON.stringify(result.errors)?.slice(0, 2000));
-    });
-
     it('serves the docs page and its assets', async () => {
       const page = await call('/docs');
       assert.equal(page.status, 200);

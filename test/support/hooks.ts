@@ -5,6 +5,7 @@
  */
 import { getStack, stopStack } from './stack';
 import { recordHistories } from './histories';
+import { reportedDrifts } from './openapi-contract';
 
 let passed = 0;
 let failed = 0;
@@ -23,6 +24,8 @@ export const mochaHooks = {
       process.stdout.write(`recorded ${written.length} workflow histories:\n${written.map((f) => `  ${f}`).join('\n')}\n`);
     }
     await stopStack();
+    const drifts = reportedDrifts();
+    if (drifts.size) process.stdout.write(`\nanswers outside the OpenAPI document:\n${[...drifts].map(([drift, n]) => `  ${n} x ${drift}`).join('\n')}\n`);
     process.on('exit', (code) => {
       // mocha's own summary is above; this line is the runner-independent tally.
       process.stdout.write(`\nmocha: ${passed} passed, ${failed} failed\n`);

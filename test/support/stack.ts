@@ -15,6 +15,7 @@ import { startWorker, RunningWorker } from '../../activities/worker';
 import type { Keyring } from '../../domain/crypto';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { RunningSandboxGateway, startSandboxGateway } from '../../activities/sandbox-gateway/server';
+import { assertDocumented } from './openapi-contract';
 import { RunningStripeMockProxy, startStripeMockProxy } from './stripe-mock-proxy';
 import { RunningAdyenTestServer, startAdyenTestServer } from './adyen-test-server';
 
@@ -90,7 +91,10 @@ export interface CallResult<T = any> {
   text: string;
 }
 
-/** One HTTP call against the running API, credentials sent as the spec's lower-case headers. */
+/**
+ * One HTTP call against the running API, credentials sent as the spec's lower-case headers.
+ * The answer must be one the OpenAPI document describes, or the calling test fails.
+ */
 export async function call<T = any>(path: string, options: CallOptions = {}, baseUrl?: string): Promise<CallResult<T>> {
   const url = baseUrl ?? (await getStack()).url;
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -104,8 +108,10 @@ export async function call<T = any>(path: string, options: CallOptions = {}, bas
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${url}${path}`, { method: options.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+  const method = options.method ?? (body !== undefined ? 'POST' : 'GET');
+  const response = await fetch(`${url}${path}`, { method, headers, body });
   const text = await response.text();
+  await assertDocumented(url, { method, path, status: response.status, headers: response.headers, text });
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : undefined;
