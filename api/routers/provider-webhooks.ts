@@ -170,6 +170,7 @@ export function registerProviderWebhookRoutes(routes: RouteTable, deps: AppDeps)
         200: {
           description: 'Verified and processed (or a repeat, ignored). STRIPE: JSON {received, events: [{event_id, status}]}; ADYEN: the text [accepted].',
           schema: { oneOf: [{ type: 'object', properties: { received: { type: 'boolean' }, events: { type: 'array', items: { type: 'object', properties: { event_id: { type: 'string' }, status: { type: 'string', enum: ['APPLIED', 'IGNORED', 'UNMATCHED', 'DUPLICATE'] } } } } } }, { type: 'string', enum: ['[accepted]'] }] },
+          contentType: ['application/json', 'text/plain'],
         },
         400: { description: 'SIGNATURE_MISSING (no signature sent), INVALID_PROVIDER_EVENT (not the provider\'s event shape) or an unreadable body' },
         401: { description: 'INVALID_SIGNATURE: the signature does not verify with the connection\'s secret (also for an unknown connection or one without that secret)' },
