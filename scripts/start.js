@@ -9,8 +9,8 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { prepare, log, ROOT } = require('./lib/prepare');
-const { startFerretdb, startTemporal, stopAll, spawnLogged, tail, secureDataDir, withPrivateUmask } = require('./lib/infra');
+const { prepare, ensurePostgres, log, ROOT } = require('./lib/prepare');
+const { startFerretdb, startPostgres, startTemporal, stopAll, spawnLogged, tail, secureDataDir, withPrivateUmask } = require('./lib/infra');
 const { stackFacts, writeStackFile, removeStackFile } = require('./lib/stack-file');
 
 const env = { ...process.env };
@@ -21,6 +21,22 @@ const LOG_DIR = path.join(DATA_DIR, 'logs');
 const TEMPORAL_PORT = Number(env.TEMPORAL_PORT || 7233);
 const TEMPORAL_UI_PORT = Number(env.TEMPORAL_UI_PORT || 8233);
 const FERRETDB_PORT = Number(env.FERRETDB_PORT || 27017);
+// FerretDB's storage: sqlite (files in DATA_DIR) or postgresql (a private PostgreSQL cluster).
+const FERRETDB_BACKEND = env.FERRETDB_BACKEND || 'sqlite';
+const POSTGRES_PORT = Number(env.POSTGRES_PORT || 54329);
+
+/**
+ * The PostgreSQL cluster's directory: DATA_DIR/postgresql, except under root, where PostgreSQL
+ * runs as the postgres user and cannot enter the root-only DATA_DIR: then a directory of its
+ * own per DATA_DIR under /var/lib/switchyard.
+ */
+function postgresDataDir() {
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!root) return path.join(DATA_DIR, 'postgresql');
+  const id = require('node:crypto').createHash('sha256').update(DATA_DIR).digest('hex').slice(0, 16);
+  fs.mkdirSync('/var/lib/switchyard', { recursive: true, mode: 0o755 });
+  return path.join('/var/lib/switchyard', `postgresql-${id}`);
+}
 const children = [];
 let stopping = false;
 
@@ -63,7 +79,15 @@ async function main() {
 
   let temporalUi = env.TEMPORAL_UI_URL || null;
   if (embeddedMongo) {
-    const ferret = await startFerretdb({ binary: binaries.ferretdb, port: FERRETDB_PORT, dataDir: DATA_DIR, logDir: LOG_DIR });
+    let postgresUrl = null;
+    if (FERRETDB_BACKEND === 'postgresql') {
+      const binDir = ensurePostgres();
+      if (!binDir) throw new Error('FERRETDB_BACKEND=postgresql needs PostgreSQL: install the Debian package postgresql (or set POSTGRES_BIN_DIR)');
+      const postgres = await startPostgres({ binDir, port: POSTGRES_PORT, dir: postgresDataDir(), logDir: LOG_DIR });
+      children.push(postgres);
+      postgresUrl = postgres.url;
+    }
+    const ferret = await startFerretdb({ binary: binaries.ferretdb, port: FERRETDB_PORT, dataDir: DATA_DIR, logDir: LOG_DIR, backend: FERRETDB_BACKEND, postgresUrl });
     children.push(ferret);
     env.MONGODB_URI = ferret.uri;
   }

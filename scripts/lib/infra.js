@@ -75,7 +75,7 @@ function withPrivateUmask(fn) {
 
 // What we create in DATA_DIR; only these are tightened, so a DATA_DIR pointed at a shared
 // directory by mistake does not get its unrelated files changed.
-const OWN_DIRS = ['logs', 'ferretdb'];
+const OWN_DIRS = ['logs', 'ferretdb', 'postgresql'];
 const OWN_FILES = /^(master-keys\.txt|sandbox-merchant\.json|temporal\.db(-.*)?)$/;
 
 function tighten(file) {
