@@ -77,10 +77,11 @@ async function reserve(db: Db, id: string, owner: string, extra: Record<string, 
   return held?.owner === owner;
 }
 
-function findEvent(db: Db, eventId: string) {
+async function findEvent(db: Db, eventId: string) {
   const events = db.collection<DeclinedEventDoc>(DOMAIN_EVENTS);
   const byId = ObjectId.isValid(eventId) && eventId.length === 24 ? { $in: [eventId, new ObjectId(eventId)] } : eventId;
-  return events.findOne({ _id: byId as never, type: 'payment.declined' });
+  const event = await events.findOne({ _id: byId as never });
+  return event?.type === 'payment.declined' ? event : null;
 }
 
 /** The event's payload as the rule engine reads it; null when it lacks an amount. */

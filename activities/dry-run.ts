@@ -3,6 +3,7 @@
  * and writes the next one, so running twice (activity retries, workflow replays after a
  * worker restart) gives the same result.
  */
+import { findByIdWithin } from './runtime/mongo';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { ActivityDeps } from './index';
@@ -65,9 +66,9 @@ export function createDryRunActivities(deps: ActivityDeps) {
   /** A service leg by id: a dry-run payment, or a real payment named by the registration. */
   async function serviceLegById(organizationCode: string, id: string | null) {
     if (!id) return null;
-    const dryRun = await dryRunPayments(db).findOne({ _id: id, organization_code: organizationCode });
+    const dryRun = await findByIdWithin(dryRunPayments(db), id, { organization_code: organizationCode });
     if (dryRun) return { id, request: dryRun.request, source: 'dry_run_payment' as const };
-    const payment = await db.collection('payments').findOne({ _id: id as never, organization_code: organizationCode });
+    const payment = await findByIdWithin(db.collection('payments'), id as never, { organization_code: organizationCode });
     return payment ? { id, request: serviceViewOfPayment(toRecord(payment as never)), source: 'payment' as const } : null;
   }
 

@@ -5,6 +5,7 @@
  * Account numbers and IBANs are stored sealed (AES-256-GCM, purpose 'bank-account', bound
  * to the document id); only their last four characters are stored in clear.
  */
+import { findByIdWithin } from '../runtime/mongo';
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { BankingRegion, BankingTransferStatus, PaymentRail } from '../../domain/banking';
@@ -75,12 +76,13 @@ export const bankingTransfers = (db: Db) => db.collection<BankingTransferDoc>('b
 export const bankingTransferEvents = (db: Db) => db.collection<BankingTransferEventDoc>('banking_transfer_events');
 
 export function findOwnedBankingAccount(db: Db, organizationCode: string, id: string) {
-  return bankingAccounts(db).findOne({ _id: id, organization_code: organizationCode });
+  return findByIdWithin(bankingAccounts(db), id, { organization_code: organizationCode });
 }
 
 /** The transfer when it belongs to the organization and to `accountId` (its account_id or its source account). */
-export function findOwnedBankingTransfer(db: Db, organizationCode: string, accountId: string, transferId: string) {
-  return bankingTransfers(db).findOne({ _id: transferId, organization_code: organizationCode, $or: [{ account_id: accountId }, { source_account_id: accountId }] });
+export async function findOwnedBankingTransfer(db: Db, organizationCode: string, accountId: string, transferId: string) {
+  const transfer = await findByIdWithin(bankingTransfers(db), transferId, { organization_code: organizationCode });
+  return transfer && (transfer.account_id === accountId || transfer.source_account_id === accountId) ? transfer : null;
 }
 
 export function listBankingTransferEvents(db: Db, transferId: string) {

@@ -3,6 +3,7 @@
  * and the reads the API and the activities share. Writes happen only in activities called
  * by the campaign workflow (workflows/campaign.ts) and the trigger (workflows/campaign-trigger.ts).
  */
+import { findByIdWithin } from '../runtime/mongo';
 import type { Db, Filter } from 'mongodb';
 import type {
   Campaign,
@@ -133,11 +134,11 @@ export function communicationResponse(doc: CommunicationDoc) {
 
 /** The campaign when it belongs to the organization; null otherwise (same as missing). */
 export function findOwnedCampaign(db: Db, organizationCode: string, campaignId: string) {
-  return db.collection<CampaignDoc>(CAMPAIGNS).findOne({ _id: campaignId, organization_code: organizationCode });
+  return findByIdWithin(db.collection<CampaignDoc>(CAMPAIGNS), campaignId, { organization_code: organizationCode });
 }
 
 export function findOwnedRule(db: Db, organizationCode: string, ruleId: string) {
-  return db.collection<CampaignRuleDoc>(CAMPAIGN_RULES).findOne({ _id: ruleId, organization_code: organizationCode });
+  return findByIdWithin(db.collection<CampaignRuleDoc>(CAMPAIGN_RULES), ruleId, { organization_code: organizationCode });
 }
 
 export function rulesOf(db: Db, campaignId: string) {

@@ -4,6 +4,7 @@
  * the token only points at it. Single use is enforced by inserting the token id into
  * `card_token_uses` (a unique _id: atomic on MongoDB and FerretDB alike).
  */
+import { findByIdWithin } from '../runtime/mongo';
 import type { Db } from 'mongodb';
 import type { Keyring } from '../../domain/crypto';
 import { randomBytes } from 'node:crypto';
@@ -35,7 +36,7 @@ export async function createCardToken(db: Db, keyring: Keyring, owner: { organiz
 
 /** Claims the token for `paymentId`; the card id, or null when unknown, expired or used. */
 export async function consumeCardToken(db: Db, organizationCode: string, accountId: string, token: string, paymentId: string): Promise<string | null> {
-  const doc = await db.collection<CardTokenDoc>('card_tokens').findOne({ _id: token, organization_code: organizationCode, account_id: accountId });
+  const doc = await findByIdWithin(db.collection<CardTokenDoc>('card_tokens'), token, { organization_code: organizationCode, account_id: accountId });
   if (!doc || doc.expires_at.getTime() <= Date.now()) return null;
   try {
     await db.collection('card_token_uses').insertOne({ _id: token as never, payment_id: paymentId, expires_at: doc.expires_at });

@@ -1,6 +1,7 @@
 /**
  * Customers, customer sessions and enrolled payment methods.
  */
+import { findByIdWithin } from '../runtime/mongo';
 import type { Db } from 'mongodb';
 import type { CustomerPayerRecord } from '../../domain/payments/record';
 import { twoDigitYear } from '../../domain/payments/cards';
@@ -36,7 +37,7 @@ export interface PaymentMethodDoc extends Omit<EnrolledPaymentMethod, 'id' | 'cr
 }
 
 export function findCustomer(db: Db, organizationCode: string, customerId: string) {
-  return db.collection<CustomerDoc>('customers').findOne({ _id: customerId, organization_code: organizationCode });
+  return findByIdWithin(db.collection<CustomerDoc>('customers'), customerId, { organization_code: organizationCode });
 }
 
 export function customerPayerOf(doc: CustomerDoc): CustomerPayerRecord {
@@ -60,11 +61,11 @@ export function customerPayerOf(doc: CustomerDoc): CustomerPayerRecord {
 }
 
 export function findSession(db: Db, organizationCode: string, sessionId: string) {
-  return db.collection<CustomerSessionDoc>('customer_sessions').findOne({ _id: sessionId, organization_code: organizationCode });
+  return findByIdWithin(db.collection<CustomerSessionDoc>('customer_sessions'), sessionId, { organization_code: organizationCode });
 }
 
 export function findPaymentMethod(db: Db, organizationCode: string, customerId: string, vaultedToken: string) {
-  return db.collection<PaymentMethodDoc>('payment_methods').findOne({ _id: vaultedToken, organization_code: organizationCode, customer_id: customerId });
+  return findByIdWithin(db.collection<PaymentMethodDoc>('payment_methods'), vaultedToken, { organization_code: organizationCode, customer_id: customerId });
 }
 
 export interface EnrollInput {

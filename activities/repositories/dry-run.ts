@@ -5,6 +5,7 @@
  * activities. Late events and dry-run payments are their own inserted documents, picked up
  * by the workflow. Nothing here holds a PAN, CVV or credential: only redacted forms.
  */
+import { findByIdWithin } from '../runtime/mongo';
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { RegistrationStatus, Verdict } from '../../domain/dry-run/codecs';
@@ -112,12 +113,12 @@ export function pairingWorkflowId(accountId: string, merchantReference: string):
 }
 
 export function findRegistration(db: Db, organizationCode: string, id: string) {
-  return registrations(db).findOne({ _id: id, organization_code: organizationCode });
+  return findByIdWithin(registrations(db), id, { organization_code: organizationCode });
 }
 
 /** A dry-run payment of the organization by id (another organization's reads as missing). */
 export function findDryRunPayment(db: Db, organizationCode: string, id: string) {
-  return dryRunPayments(db).findOne({ _id: id, organization_code: organizationCode });
+  return findByIdWithin(dryRunPayments(db), id, { organization_code: organizationCode });
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Organizations, their accounts and credential pairs.
  */
+import { findByIdWithin } from '../runtime/mongo';
 import { Db } from 'mongodb';
 import { hashSecret, IssuedCredentials, KeyMode, KeyPair, newId, newPrivateSecretKey, newPublicApiKey } from '../../domain/credentials';
 
@@ -117,5 +118,5 @@ export function findCredentialBySecretHash(db: Db, secretHash: string) {
 
 /** The account when it belongs to the organization; null otherwise (indistinguishable from missing). */
 export function findOwnedAccount(db: Db, organizationCode: string, accountId: string) {
-  return db.collection<AccountDoc>('accounts').findOne({ _id: accountId, organization_code: organizationCode });
+  return findByIdWithin(db.collection<AccountDoc>('accounts'), accountId, { organization_code: organizationCode });
 }

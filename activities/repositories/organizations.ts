@@ -3,6 +3,7 @@
  * issued to them, and account groups. These are configuration records without a lifecycle,
  * so the API writes them directly (uniqueness is a unique index, atomic on FerretDB too).
  */
+import { findByIdWithin } from '../runtime/mongo';
 import type { Db } from 'mongodb';
 import type { WhitelabelUserRole } from '../../domain/whitelabel';
 
@@ -46,9 +47,9 @@ export function isDuplicateKey(error: unknown): boolean {
 }
 
 export function findOwnedWhitelabelUser(db: Db, organizationCode: string, userId: string) {
-  return whitelabelUsers(db).findOne({ _id: userId, organization_code: organizationCode });
+  return findByIdWithin(whitelabelUsers(db), userId, { organization_code: organizationCode });
 }
 
 export function findOwnedAccountGroup(db: Db, organizationCode: string, groupId: string) {
-  return accountGroups(db).findOne({ _id: groupId, organization_code: organizationCode });
+  return findByIdWithin(accountGroups(db), groupId, { organization_code: organizationCode });
 }

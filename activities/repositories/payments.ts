@@ -2,6 +2,7 @@
  * The payment read model: one document per payment, written only by the payment
  * workflow's activities and read by the API.
  */
+import { findByIdWithin } from '../runtime/mongo';
 import type { Db } from 'mongodb';
 import type { PaymentRecord } from '../../domain/payments/record';
 
@@ -28,7 +29,7 @@ export function toRecord(doc: PaymentDoc): PaymentRecord {
 }
 
 export async function findPayment(db: Db, organizationCode: string, paymentId: string): Promise<PaymentRecord | null> {
-  const doc = await collection(db).findOne({ _id: paymentId, organization_code: organizationCode });
+  const doc = await findByIdWithin(collection(db), paymentId, { organization_code: organizationCode });
   return doc ? toRecord(doc) : null;
 }
 

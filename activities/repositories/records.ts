@@ -3,6 +3,7 @@
  * transfers, subscriptions): one document per resource, written only by its workflow's
  * activities (versioned, so a late retry never rolls a document back) and read by the API.
  */
+import { findByIdWithin } from '../runtime/mongo';
 import type { Db } from 'mongodb';
 
 export const RECORD_COLLECTIONS = ['unreferenced_refunds', 'recipient_onboardings', 'split_transfers', 'subscriptions'] as const;
@@ -25,7 +26,7 @@ export async function saveVersioned(db: Db, collection: RecordCollection, record
 
 /** The record when it belongs to the organization; null otherwise (indistinguishable from missing). */
 export async function findOwnedRecord<R extends VersionedRecord>(db: Db, collection: RecordCollection, organizationCode: string, id: string): Promise<R | null> {
-  const doc = await db.collection(collection).findOne({ _id: id as never, organization_code: organizationCode });
+  const doc = await findByIdWithin(db.collection(collection), id, { organization_code: organizationCode });
   if (!doc) return null;
   const { _id, ...rest } = doc;
   return { id: _id, ...rest } as unknown as R;

@@ -3,6 +3,7 @@
  * activities; the file lives in a GridFS bucket (report_files.files / .chunks) under the
  * report id, so files beyond MongoDB's 16 MB document limit work too.
  */
+import { findByIdWithin } from '../runtime/mongo';
 import { Db, GridFSBucket } from 'mongodb';
 import type { ReportStatus, ReportType } from '../../domain/reports';
 
@@ -29,5 +30,5 @@ export const reports = (db: Db) => db.collection<ReportDoc>('reports');
 export const reportFiles = (db: Db) => new GridFSBucket(db, { bucketName: 'report_files' });
 
 export function findOwnedReport(db: Db, organizationCode: string, reportId: string) {
-  return reports(db).findOne({ _id: reportId, organization_code: organizationCode });
+  return findByIdWithin(reports(db), reportId, { organization_code: organizationCode });
 }

@@ -8,7 +8,7 @@
  * unique key (the one primitive both servers make atomic), and expiry is checked on read and
  * purged by the housekeeping workflow instead of a TTL index.
  */
-import { Db, IndexDescription, MongoClient } from 'mongodb';
+import { Collection, Db, Document, Filter, FindOptions, IndexDescription, MongoClient, WithId } from 'mongodb';
 
 export interface Mongo {
   client: MongoClient;
@@ -26,6 +26,24 @@ export async function connectMongo(uri: string, dbName: string, options: { monit
   });
   await client.connect();
   return { client, db: client.db(dbName) };
+}
+
+/**
+ * A document by _id that must also match `scope` (its organization, account...): read by _id
+ * alone, then compared here, with the result of findOne({ _id, ...scope }). FerretDB's SQLite
+ * backend answers only a filter that is exactly { _id } without reading the whole collection;
+ * any further condition makes every lookup cost as much as the collection is large.
+ */
+export async function findByIdWithin<T extends Document>(collection: Collection<T>, id: unknown, scope: Record<string, unknown>, options?: FindOptions): Promise<WithId<T> | null> {
+  const projection = options?.projection && Object.values(options.projection).some((v) => v === 1 || v === true)
+    ? { ...options.projection, ...Object.fromEntries(Object.keys(scope).map((k) => [k, 1])) }
+    : options?.projection;
+  const doc = await collection.findOne({ _id: id } as Filter<T>, { ...options, ...(projection ? { projection } : {}) });
+  if (!doc) return null;
+  for (const [field, value] of Object.entries(scope)) {
+    if ((doc as Record<string, unknown>)[field] !== value) return null;
+  }
+  return doc;
 }
 
 /** Every collection's indexes, in one place so API and worker agree. */

@@ -7,6 +7,7 @@
  * 'pair-or-bearer'): `Authorization: Bearer <access_token>` from POST
  * /v1/organizations/authenticate acts as the token's organization, read-only.
  */
+import { findByIdWithin } from '../../activities/runtime/mongo';
 import type { Next } from 'koa';
 import type { Db } from 'mongodb';
 import { CredentialDoc, findCredentialByPublicKey, findCredentialBySecretHash } from '../../activities/repositories/merchants';
@@ -78,8 +79,8 @@ export class BearerVerifier {
     }
     const { sub, org, jti } = check.claims;
     const [issued, user] = await Promise.all([
-      whitelabelTokens(this.db).findOne({ _id: jti, user_id: sub, organization_code: org }),
-      whitelabelUsers(this.db).findOne({ _id: sub, organization_code: org }),
+      findByIdWithin(whitelabelTokens(this.db), jti, { user_id: sub, organization_code: org }),
+      findByIdWithin(whitelabelUsers(this.db), sub, { organization_code: org }),
     ]);
     if (!issued || issued.revoked_at || !user || user.status !== 'ACTIVE') {
       throw new ApiError('invalid_credentials', 'the bearer token is not valid');

@@ -7,6 +7,7 @@
  * registration (the resource's creation) and signals the pairing workflow; every later
  * state change happens in that workflow's activities.
  */
+import { findByIdWithin } from '../../activities/runtime/mongo';
 import { createHash } from 'node:crypto';
 import { WorkflowIdConflictPolicy } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
@@ -141,9 +142,9 @@ function summaryOf(doc: RegistrationDoc): t.TypeOf<typeof RegistrationSummary> {
 
 async function serviceRequestOf(db: Db, doc: RegistrationDoc): Promise<Record<string, unknown> | null> {
   if (!doc.dry_run_payment_id) return null;
-  const dryRun = await dryRunPayments(db).findOne({ _id: doc.dry_run_payment_id, organization_code: doc.organization_code });
+  const dryRun = await findByIdWithin(dryRunPayments(db), doc.dry_run_payment_id, { organization_code: doc.organization_code });
   if (dryRun) return dryRun.request;
-  const payment = await db.collection('payments').findOne({ _id: doc.dry_run_payment_id as never, organization_code: doc.organization_code });
+  const payment = await findByIdWithin(db.collection('payments'), doc.dry_run_payment_id as never, { organization_code: doc.organization_code });
   return payment ? serviceViewOfPayment(toRecord(payment as never)) : null;
 }
 
@@ -335,7 +336,7 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
       }
       let payment: Record<string, any> | null = null;
       if (request.payment_id) {
-        payment = await deps.db.collection('payments').findOne({ _id: request.payment_id as never, organization_code: organizationCode });
+        payment = await findByIdWithin(deps.db.collection('payments'), request.payment_id as never, { organization_code: organizationCode });
         if (!payment || (accountId && payment.account_id !== accountId)) throw dryRunError('PAYMENT_NOT_FOUND', `payment ${request.payment_id} not found for this account`);
         accountId = payment.account_id as string;
       }

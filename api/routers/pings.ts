@@ -3,6 +3,7 @@
  * worker and answers with its result, proving credentials, API, Temporal and MongoDB end to
  * end; GET /v1/pings/:ping_id reads it back.
  */
+import { findByIdWithin } from '../../activities/runtime/mongo';
 import { withinSyncWait } from '../lifecycle';
 import { uuidFromKey } from '../../domain/ids';
 import * as t from 'io-ts';
@@ -50,7 +51,7 @@ export function registerPingRoutes(routes: RouteTable, deps: AppDeps): void {
       responses: { 200: { description: 'The ping', body: t.type({ id: Uuid, created_at: Timestamp }) }, 404: { description: 'No such ping for this organization' } },
     },
     async (ctx) => {
-      const ping = await deps.db.collection('pings').findOne({ _id: ctx.params.ping_id as never, organization_code: ctx.state.principal!.organizationCode });
+      const ping = await findByIdWithin(deps.db.collection('pings'), ctx.params.ping_id as never, { organization_code: ctx.state.principal!.organizationCode });
       if (!ping) throw new ApiError('not_found', 'ping not found');
       ctx.body = { id: ping._id, created_at: (ping.at as Date).toISOString() };
     },

@@ -5,6 +5,7 @@
  *   POST /v1/recipients/{recipient_id}/onboardings         onboard it at a provider (lifecycle)
  *   GET  /v1/recipients/{recipient_id}/onboardings/{onboarding_id}
  */
+import { findByIdWithin } from '../../activities/runtime/mongo';
 import { storeDocuments } from '../../activities/repositories/documents';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
 import { findOwnedRecord } from '../../activities/repositories/records';
@@ -27,7 +28,7 @@ const IDEMPOTENCY = { required: false, format: 'uuid', onDifferentPayload: 'repl
 const RECIPIENT_PARAM = { name: 'recipient_id', description: 'id returned by POST /v1/recipients', schema: { type: 'string', format: 'uuid' } };
 
 export async function findRecipient(deps: AppDeps, organizationCode: string, recipientId: string): Promise<RecipientRecord | null> {
-  const doc = await deps.db.collection('recipients').findOne({ _id: recipientId as never, organization_code: organizationCode });
+  const doc = await findByIdWithin(deps.db.collection('recipients'), recipientId as never, { organization_code: organizationCode });
   if (!doc) return null;
   const { _id, ...rest } = doc;
   return { id: _id, ...rest } as unknown as RecipientRecord;
