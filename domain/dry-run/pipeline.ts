@@ -71,6 +71,8 @@ export interface PipelineInput {
   profile: MappingProfile | null;
   /** payment_method_type declared on the registration, if any. */
   declaredPaymentMethodType?: string | null;
+  /** provider_id of the registration, if any (catalogue knowledge such as the amount unit). */
+  providerId?: string | null;
 }
 
 const MAX_FINDINGS = 200;
