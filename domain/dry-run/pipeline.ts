@@ -319,8 +319,10 @@ function locateConcepts(body: LegBody, profile: MappingProfile | null): Map<Conc
       if (field.leg !== body.leg) continue;
       const previous = found.get(field.concept);
       if (previous && previous.value !== undefined) continue;
-      const value = getPath(body.value, field.path);
+      let value = getPath(body.value, field.path);
       if (previous && value === undefined) continue;
+      // What the provider assumes when the field is absent (e.g. the account currency), except for capture (read by providerCapture).
+      if (value === undefined && field.default !== undefined && field.concept !== 'capture') value = field.default;
       found.set(field.concept, { location: { leg: body.leg, event_index: body.index, path: field.path }, value, key: field.path.split('.').pop()!, field, source: 'profile', transform: 'profile' });
     }
     return found;
@@ -767,18 +769,22 @@ function checkProviderOutcome(ctx: Context, legs: Legs): void {
         suggested_fix: 'Register a successful provider exchange, or fix the provider request the error points at before comparing.',
       });
     }
-    responseStatus = legClass(signalsOf(response, profile));
-    if (responseStatus?.cls === 'DECLINED') {
-      g.add({ code: 'PROVIDER_DECLINED', category: 'PROVIDER_ERROR', severity: 'WARNING', message: `the provider declined the payment (${responseStatus.path} ${responseStatus.value})${status < 400 ? ` inside an HTTP ${status} answer` : ''}`, service_path: null, provider: { leg: 'RESPONSE', event_index: response.index, path: responseStatus.path }, expected: 'an approved payment', actual: responseStatus.value, suggested_fix: 'Use an exchange where the provider approved, unless a decline is what you are testing.' });
+    const signals = signalsOf(response, profile);
+    responseStatus = legClass(signals);
+    // Every field that says so (a status, a result code, a flag), so the report points at each.
+    for (const st of signals.filter((x) => x.cls === 'DECLINED').slice(0, 3)) {
+      g.add({ code: 'PROVIDER_DECLINED', category: 'PROVIDER_ERROR', severity: 'WARNING', message: `the provider declined the payment (${st.path} ${st.value})${status < 400 ? ` inside an HTTP ${status} answer` : ''}`, service_path: null, provider: { leg: 'RESPONSE', event_index: response.index, path: st.path }, expected: 'an approved payment', actual: st.value, suggested_fix: 'Use an exchange where the provider approved, unless a decline is what you are testing.' });
     }
   }
-  const classified = legs.webhooks.map((w) => ({ w, st: legClass(signalsOf(w, profile)) })).filter((x) => x.st);
+  const classified = legs.webhooks.map((w) => { const signals = signalsOf(w, profile); return { w, signals, st: legClass(signals) }; }).filter((x) => x.st);
   const final = classified.pop();
   if (response && final) {
     const rs = responseStatus;
     const ws = final.st!;
     if (rs && rs.cls !== ws.cls && rs.cls !== 'PENDING' && ws.cls !== 'PENDING') {
-      g.add({ code: 'RESPONSE_WEBHOOK_STATUS_DISAGREEMENT', category: 'LEG_DISAGREEMENT', severity: 'ERROR', message: `the response says ${rs.value} but the webhook says ${ws.value}`, service_path: null, provider: { leg: 'WEBHOOK', event_index: final.w.index, path: ws.path }, expected: rs.value, actual: ws.value, suggested_fix: 'Check the provider integration: the webhook must confirm the synchronous outcome (or register the exchange that explains the change, e.g. a later CANCEL).' });
+      for (const st of final.signals.filter((x) => x.cls === ws.cls).slice(0, 3)) {
+        g.add({ code: 'RESPONSE_WEBHOOK_STATUS_DISAGREEMENT', category: 'LEG_DISAGREEMENT', severity: 'ERROR', message: `the response says ${rs.value} (${rs.path}) but the webhook says ${st.value} (${st.path})`, service_path: null, provider: { leg: 'WEBHOOK', event_index: final.w.index, path: st.path }, expected: rs.value, actual: st.value, suggested_fix: 'Check the provider integration: the webhook must confirm the synchronous outcome (or register the exchange that explains the change, e.g. a later CANCEL).' });
+      }
     }
     const rc = locateConcepts(response, profile);
     const wc = locateConcepts(final.w, profile);
