@@ -164,18 +164,25 @@ export function knownProvider(providerId: string | null | undefined, baseUrl: st
 
 /**
  * The unit of a provider amount without a profile: the catalogue's (provider known by id or
- * host), else the field name (cents, minor), else the value's form (a decimal is major, a
- * JSON integer is minor); null when nothing tells (a bare integer string).
+ * host), else the field name (cents, minor), else the value's form: a decimal is major, and
+ * so is every amount of an exchange whose amounts are written as decimals anywhere (one
+ * provider, one unit); a JSON integer is minor; null when nothing tells (a bare integer string).
  */
-export function amountUnitOf(provider: string | null, path: string, value: unknown): AmountUnit | null {
+export function amountUnitOf(provider: string | null, path: string, value: unknown, exchangeIsDecimal = false): AmountUnit | null {
   const entry = provider ? providerEntry(provider) : undefined;
   if (entry) return entry.amountUnit;
   const name = normKey(path);
   if (/cents|minor|smallest|subunit/.test(name)) return 'minor';
   if (/decimal|major|transactionamount/.test(name)) return 'major';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'minor' : 'major';
-  if (typeof value === 'string' && /^\s*-?\d+\.\d+\s*$/.test(value)) return 'major';
+  if (isDecimal(value) || exchangeIsDecimal) return 'major';
+  if (typeof value === 'number') return 'minor';
   return null;
+}
+
+/** A decimal amount (150.5, "150.50"): only major units have a fractional part. */
+export function isDecimal(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value) && !Number.isInteger(value);
+  return typeof value === 'string' && /^\s*-?\d+\.\d+\s*$/.test(value);
 }
 
 // ---------------------------------------------------------------- near matches

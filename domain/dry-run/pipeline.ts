@@ -15,7 +15,7 @@ import { parseStoredBody } from './decode';
 import { countryAlpha2, countryAlpha3 } from '../iso-codes';
 import { Concept, FieldType, Leg, MappingProfile, ProfileField, SERVICE_DEFAULTS, SERVICE_METADATA_PATH, SERVICE_PATHS, ServiceConcept } from './profiles';
 import {
-  amountUnitOf, AmountUnit, captureMeaning, classifyStatus, conceptOfKey, ERROR_KEYS, EVENT_KEYS, FLAG_KEYS, knownProvider, lastFourOf, nearMatch, normBrand, normKey,
+  amountUnitOf, AmountUnit, captureMeaning, isDecimal, classifyStatus, conceptOfKey, ERROR_KEYS, EVENT_KEYS, FLAG_KEYS, knownProvider, lastFourOf, nearMatch, normBrand, normKey,
   STATUS_KEYS, StatusClass,
 } from './field-knowledge';
 import { PAN_PLACEHOLDER } from './redact';
@@ -401,13 +401,15 @@ interface Context {
   profile: MappingProfile | null;
   /** The catalogue provider (registration provider_id, else the request's host). */
   provider: string | null;
+  /** Some amount of the exchange is written as a decimal (generic mode unit evidence). */
+  decimalAmounts: boolean;
 }
 
 const nearlyEqual = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 function amountUnit(ctx: Context, located: Located): AmountUnit | null {
   if (located.field) return located.field.unit ?? ctx.profile!.amount_unit;
-  return amountUnitOf(ctx.provider, located.location.path, located.value);
+  return amountUnitOf(ctx.provider, located.location.path, located.value, ctx.decimalAmounts);
 }
 
 /** The capture a provider field says (profile value map and default, or generic knowledge). */
@@ -847,7 +849,11 @@ export function runPipeline(input: PipelineInput): ValidationReport {
   const { serviceRequest, profile } = input;
   const s = serviceFacts(serviceRequest);
   const legs = selectLegs(input.events, profile);
-  const ctx: Context = { g, s, profile, provider: knownProvider(input.providerId ?? profile?.provider_id, legs.request?.event.base_url) };
+  const ctx: Context = { g, s, profile, provider: knownProvider(input.providerId ?? profile?.provider_id, legs.request?.event.base_url), decimalAmounts: false };
+  if (!profile) {
+    ctx.decimalAmounts = [legs.request, legs.response, ...legs.webhooks].some((body) => body?.value !== undefined
+      && leavesOf(body.value).slice(0, 20_000).some((l) => conceptOfKey(l.key, l.parent) === 'amount' && isDecimal(l.value)));
+  }
   if (!legs.request) {
     g.add({ code: 'NO_PROVIDER_REQUEST', category: 'INCOMPLETE_EXCHANGE', severity: 'WARNING', message: 'no REQUEST event was registered: only the provider answers can be compared', service_path: null, provider: null, expected: 'a REQUEST event', actual: null, suggested_fix: 'Register the request sent to the provider as a REQUEST event.' });
   } else if (legs.request.value === undefined) {
