@@ -564,12 +564,15 @@ function compareConcept(ctx: Context, concept: Concept, located: Located): void 
     case 'date_of_birth':
       if (normaliseDate(v) !== normaliseDate(p)) g.add({ code: 'CUSTOMER_DATA_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `date of birth differs: service ${v}, provider ${p}`, ...base, expected: normaliseDate(p) ?? p, actual: v, suggested_fix: `Set ${sv.path} to ${normaliseDate(p) ?? p} (YYYY-MM-DD).` });
       return;
-    case 'merchant_reference':
-      if (String(v).trim() !== String(p).trim()) {
-        const near = nearMatch(String(v), String(p));
-        g.add({ code: 'REFERENCE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `order reference differs${near ? ' by a typo or transposed characters' : ''}: service ${v}, provider ${p}`, ...base, expected: p, actual: v, suggested_fix: `Set ${sv.path} to the reference sent to the provider.` });
-      }
+    case 'merchant_reference': {
+      // merchant_order_id and merchant_reference both name the order: either may be the one sent.
+      const candidates = SERVICE_PATHS.merchant_reference.map((path) => ({ path, value: getPath(s.request, path) })).filter((c) => typeof c.value === 'string' || typeof c.value === 'number');
+      if (candidates.some((c) => String(c.value).trim() === String(p).trim())) return;
+      const nearest = candidates.find((c) => nearMatch(String(c.value), String(p)));
+      const target = nearest ?? { path: sv.path, value: v };
+      g.add({ code: 'REFERENCE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `order reference differs${nearest ? ' by a typo or transposed characters' : ''}: service ${target.value}, provider ${p}`, service_path: target.path, provider: loc, expected: p, actual: target.value, suggested_fix: `Set ${target.path} to the reference sent to the provider (or fix the reference sent to the provider).` });
       return;
+    }
     case 'description':
       if (String(v).trim() !== String(p).trim()) g.add({ code: 'DESCRIPTION_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'INFO', message: 'description differs', ...base, expected: p, actual: v, suggested_fix: 'Optional: send the same description.' });
       return;
