@@ -652,9 +652,8 @@ const METADATA_PRIORITY = ['metadata', 'merchantmetadata', 'meta', 'customfields
 
 /**
  * Merchant metadata must reach the provider: a service metadata entry missing from the
- * provider request is a finding. Provider-side extras are a finding only where a profile
- * says the provider's metadata is the merchant's (keys the profile maps to a concept or
- * ignores excepted); in generic mode they are informational.
+ * provider request (or sent with another value) is a finding. Provider-side extras are not:
+ * they are listed as information (keys a profile maps to a concept or ignores excepted).
  */
 function checkMetadata(ctx: Context, request: LegBody, located: Map<Concept, Located>): void {
   const { g, s, profile } = ctx;
@@ -694,7 +693,7 @@ function checkMetadata(ctx: Context, request: LegBody, located: Map<Concept, Loc
     const path = `${found.path}.${key}`;
     if (mappedPaths.has(path) || profile?.metadata?.ignore?.includes(key)) continue;
     const carriesConcept = !profile && (conceptValues.has(normText(value)) || ['merchant_reference', 'email', 'document_number'].some((c) => normText(s.value(c as ServiceConcept)?.value ?? '\u0000') === normText(value)));
-    g.add({ code: 'UNMAPPED_METADATA', category: 'UNMAPPED_METADATA', severity: profile ? 'WARNING' : 'INFO', message: `provider metadata ${key} has no entry in the service request's metadata${carriesConcept ? ' (it carries a value the request has elsewhere)' : ''}`, service_path: SERVICE_METADATA_PATH, provider: { leg: request.leg, event_index: request.index, path }, expected: { key, value }, actual: null, suggested_fix: profile ? `Add {"key": "${key}", "value": ...} to metadata.` : 'Nothing required: provider-side extras need no service metadata.' });
+    g.add({ code: 'UNMAPPED_METADATA', category: 'UNMAPPED_METADATA', severity: 'INFO', message: `provider metadata ${key} has no entry in the service request's metadata${carriesConcept ? ' (it carries a value the request has elsewhere)' : ''}`, service_path: SERVICE_METADATA_PATH, provider: { leg: request.leg, event_index: request.index, path }, expected: { key, value }, actual: null, suggested_fix: `Nothing required (provider-side extras need no service metadata); add {"key": "${key}", "value": ...} to metadata to keep it with the payment.` });
   }
 }
 
@@ -727,8 +726,10 @@ function signalsOf(body: LegBody, profile: MappingProfile | null): Signal[] {
       const cls = value === undefined || value === null ? null : vocabularyClass(value, profile.event_types) ?? classifyStatus(profile.event_types.path, value, 'event');
       if (cls) out.push({ path: profile.event_types.path, value, cls });
     }
-    if (paths.length || (body.leg === 'WEBHOOK' && profile.event_types)) return out;
   }
+  // The shared vocabulary completes a profile: a variant of the provider's answer (another
+  // status field, a success flag) still says what it says.
+  const seen = new Set(out.map((x) => x.path));
   const ranked: Array<Signal & { rank: number }> = [];
   for (const leaf of leavesOf(body.value).slice(0, 20_000)) {
     const k = normKey(leaf.key);
@@ -737,7 +738,7 @@ function signalsOf(body: LegBody, profile: MappingProfile | null): Signal[] {
     const cls = classifyStatus(leaf.key, leaf.value, kind);
     if (cls) ranked.push({ path: leaf.path, value: leaf.value, cls, rank: (kind === 'status' ? 0 : kind === 'flag' ? 100 : 200) + leaf.depth });
   }
-  return ranked.sort((a, b) => a.rank - b.rank).map(({ rank: _rank, ...s }) => s);
+  return [...out, ...ranked.sort((a, b) => a.rank - b.rank).filter((x) => !seen.has(x.path)).map(({ rank: _rank, ...rest }) => rest)];
 }
 
 function legClass(signals: Signal[]): Signal | null {
@@ -749,12 +750,9 @@ function legClass(signals: Signal[]): Signal | null {
 }
 
 function providerErrorOf(body: LegBody, profile: MappingProfile | null): { path: string; value: unknown } | null {
-  if (profile) {
-    for (const path of profile.error_paths?.[body.leg] ?? []) {
-      const value = getPath(body.value, path);
-      if (value !== undefined && value !== null && value !== '') return { path, value };
-    }
-    return null;
+  for (const path of profile?.error_paths?.[body.leg] ?? []) {
+    const value = getPath(body.value, path);
+    if (value !== undefined && value !== null && value !== '') return { path, value };
   }
   return findObjectByKey(body.value, ERROR_KEYS);
 }

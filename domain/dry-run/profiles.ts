@@ -280,9 +280,9 @@ export const CHECKOUT_PROFILE: MappingProfile = {
   ],
   metadata: { leg: 'REQUEST', path: 'metadata' },
   status: {
-    paths: { RESPONSE: ['status'], WEBHOOK: [] },
-    approved: ['AUTHORIZED', 'CAPTURED', 'PAID', 'CARD VERIFIED'],
-    declined: ['DECLINED'],
+    paths: { RESPONSE: ['status', 'approved', 'response_code'], WEBHOOK: [] },
+    approved: ['AUTHORIZED', 'CAPTURED', 'PAID', 'CARD VERIFIED', 'TRUE'],
+    declined: ['DECLINED', 'FALSE'],
     pending: ['PENDING'],
     cancelled: ['VOIDED', 'CANCELED'],
   },
@@ -429,7 +429,7 @@ export const PAYU_PROFILE: MappingProfile = {
 
 /**
  * Authorize.net API (XML, POST /xml/v1/request.api): createTransactionRequest.transactionRequest
- * {transactionType authCaptureTransaction / authOnlyTransaction, amount in major units (decimal),
+ * (or the same document as JSON) {transactionType authCaptureTransaction / authOnlyTransaction, amount in major units (decimal),
  * currencyCode, payment.creditCard.cardNumber, order.invoiceNumber, customer.email, billTo
  * {firstName, lastName}, userFields.userField [{name, value}]}. Answer: messages.resultCode
  * (Ok / Error), transactionResponse.responseCode 1 approved, 2 declined, 3 error, 4 held for
@@ -452,17 +452,20 @@ export const AUTHORIZE_NET_PROFILE: MappingProfile = {
     { concept: 'first_name', leg: 'REQUEST', path: 'createTransactionRequest.transactionRequest.billTo.firstName', type: 'string' },
     { concept: 'last_name', leg: 'REQUEST', path: 'createTransactionRequest.transactionRequest.billTo.lastName', type: 'string' },
     { concept: 'card_last4', leg: 'RESPONSE', path: 'createTransactionResponse.transactionResponse.accountNumber', type: 'string' },
+    { concept: 'card_last4', leg: 'RESPONSE', path: 'transactionResponse.accountNumber', type: 'string' },
     { concept: 'card_brand', leg: 'RESPONSE', path: 'createTransactionResponse.transactionResponse.accountType', type: 'string' },
+    { concept: 'card_brand', leg: 'RESPONSE', path: 'transactionResponse.accountType', type: 'string' },
     { concept: 'amount', leg: 'WEBHOOK', path: 'payload.authAmount', type: 'number' },
   ],
   metadata: { leg: 'REQUEST', path: 'createTransactionRequest.transactionRequest.userFields' },
   status: {
-    paths: { RESPONSE: 'createTransactionResponse.transactionResponse.responseCode', WEBHOOK: 'payload.responseCode' },
+    // XML answers keep the root element; JSON answers of the same API have none.
+    paths: { RESPONSE: ['createTransactionResponse.transactionResponse.responseCode', 'transactionResponse.responseCode'], WEBHOOK: 'payload.responseCode' },
     approved: ['1'],
     declined: ['2', '3'],
     pending: ['4'],
   },
-  error_paths: { RESPONSE: ['createTransactionResponse.transactionResponse.errors'] },
+  error_paths: { RESPONSE: ['createTransactionResponse.transactionResponse.errors', 'transactionResponse.errors'] },
   brands: { Visa: 'VISA', MasterCard: 'MASTERCARD', AmericanExpress: 'AMERICAN_EXPRESS', Discover: 'DISCOVER', DinersClub: 'DINERS', JCB: 'JCB' },
 };
 
