@@ -254,6 +254,7 @@ function bodyOf(event: StoredEvent): unknown {
 interface Legs {
   request?: LegBody;
   response?: LegBody;
+  /** Webhooks, and answers to a later GET of the payment, in event order. */
   webhooks: LegBody[];
   /** Other calls of the exchange (e.g. a card tokenisation before the payment): card facts only. */
   auxiliary: LegBody[];
@@ -274,8 +275,14 @@ function selectLegs(events: StoredEvent[], profile: MappingProfile | null): Legs
   const requestIndex = request?.index ?? -1;
   let responseIndex = events.findIndex((e, i) => e.type === 'RESPONSE' && i > requestIndex);
   if (responseIndex < 0) responseIndex = events.findIndex((e) => e.type === 'RESPONSE');
-  const webhooks = events.flatMap((e, i) => (e.type === 'WEBHOOK' ? [leg(i)!] : []));
-  const auxiliary = events.flatMap((e, i) => (e.type !== 'WEBHOOK' && i !== requestIndex && i !== responseIndex ? [leg(i)!] : []));
+  // A later GET of the payment answers like a webhook: it confirms (or contradicts) the outcome.
+  const isConfirmation = (e: StoredEvent, i: number) => {
+    if (e.type !== 'RESPONSE' || i <= responseIndex || responseIndex < 0) return false;
+    for (let j = i - 1; j >= 0; j--) if (events[j].type === 'REQUEST') return events[j].http_method === 'GET';
+    return false;
+  };
+  const webhooks = events.flatMap((e, i) => (e.type === 'WEBHOOK' || isConfirmation(e, i) ? [leg(i)!] : []));
+  const auxiliary = events.flatMap((e, i) => (e.type !== 'WEBHOOK' && !isConfirmation(e, i) && i !== requestIndex && i !== responseIndex ? [leg(i)!] : []));
   return { request, response: leg(responseIndex), webhooks, auxiliary };
 }
 
@@ -505,7 +512,8 @@ function compareConcept(ctx: Context, concept: Concept, located: Located): void 
       const consistent = expected !== null ? nearlyEqual(pn, expected) : nearlyEqual(pn, sn) || pn === Math.round(sn * factor);
       if (consistent) return;
       const providerMajor = unit === 'minor' ? pn / factor : pn;
-      const unitSlip = factor > 1 && (nearlyEqual(Math.round(pn * factor), sn) || (unit === 'minor' && nearlyEqual(pn, sn)));
+      // Agrees under the other unit: the service sent minor units, or the provider got them.
+      const unitSlip = factor > 1 && (nearlyEqual(Math.round(pn * factor), sn) || (unit === 'minor' && nearlyEqual(pn, sn)) || (unit === 'major' && nearlyEqual(pn, Math.round(sn * factor))));
       const shown = providerMajor.toFixed(Math.min(4, exponent));
       g.add(unitSlip
         ? { code: 'AMOUNT_UNIT_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `amount ${sn} ${s.currency} agrees with the provider ${loc.leg.toLowerCase()} (${pn}${unit ? `, ${unit} units` : ''}) only under the other unit: the service amount looks like minor units`, ...base, expected: providerMajor, actual: sn, suggested_fix: `Send amount.value in major units with up to 4 decimals (e.g. ${shown}), not in cents.` }
@@ -602,17 +610,26 @@ function checkNotSent(ctx: Context, request: LegBody, located: Map<Concept, Loca
     if (loc && loc.value !== undefined && loc.value !== null && loc.value !== '') continue;
     if (profile && !loc) continue; // the profile does not map it: the provider does not take it
     const location = { leg: request.leg, event_index: request.index, path: loc?.location.path ?? '' };
-    if (!profile) {
-      leaves ??= leavesOf(request.value).slice(0, 20_000);
-      const want = concept === 'document_number' ? digits(sv.value) : normText(sv.value);
-      const same = leaves.find((l) => l.value !== null && typeof l.value !== 'object' && (concept === 'document_number' ? digits(l.value) === want && want.length >= 4 : normText(l.value) === want));
-      if (same) {
-        g.mapping.push({ concept, service_path: sv.path, provider: { ...location, path: same.path }, transform: 'identity', source: 'value' });
-        continue;
+    // The exact value anywhere in the request reached the provider (a profile may not know every
+    // place a merchant puts it, e.g. its own metadata key); a near match is a typo.
+    leaves ??= leavesOf(request.value).slice(0, 20_000);
+    const candidates = concept === 'merchant_reference'
+      ? SERVICE_PATHS.merchant_reference.map((path) => ({ path, value: getPath(s.request, path) })).filter((c) => typeof c.value === 'string' || typeof c.value === 'number')
+      : [{ path: sv.path, value: sv.value }];
+    const wants = candidates.map((c) => (concept === 'document_number' ? digits(c.value) : normText(c.value)));
+    const same = leaves.find((l) => l.value !== null && typeof l.value !== 'object' && (concept === 'document_number' ? wants.includes(digits(l.value)) && digits(l.value).length >= 4 : wants.includes(normText(l.value))));
+    if (same) {
+      g.mapping.push({ concept, service_path: sv.path, provider: { ...location, path: same.path }, transform: 'identity', source: 'value' });
+      continue;
+    }
+    if (concept === 'merchant_reference') {
+      let near: { leaf: Leaf; candidate: { path: string; value: unknown } } | null = null;
+      for (const candidate of candidates) {
+        const leaf = leaves.find((l) => typeof l.value === 'string' && nearMatch(String(candidate.value), l.value));
+        if (leaf) { near = { leaf, candidate }; break; }
       }
-      const near = concept === 'merchant_reference' ? leaves.find((l) => typeof l.value === 'string' && nearMatch(String(sv.value), l.value)) : undefined;
       if (near) {
-        g.add({ code: 'REFERENCE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `order reference differs by a typo or transposed characters: service ${sv.value}, provider ${near.value}`, service_path: sv.path, provider: { ...location, path: near.path }, expected: near.value, actual: sv.value, suggested_fix: `Set ${sv.path} to the reference sent to the provider (or fix the reference sent to the provider).` });
+        g.add({ code: 'REFERENCE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `order reference differs by a typo or transposed characters: service ${near.candidate.value}, provider ${near.leaf.value}`, service_path: near.candidate.path, provider: { ...location, path: near.leaf.path }, expected: near.leaf.value, actual: near.candidate.value, suggested_fix: `Set ${near.candidate.path} to the reference sent to the provider (or fix the reference sent to the provider).` });
         continue;
       }
     }
