@@ -21,7 +21,7 @@ export const KEY_SYNONYMS: Record<string, Concept> = {
   transactionamount: 'amount', authamount: 'amount', txvaluevalue: 'amount', totalcents: 'amount', amountminor: 'amount', minoramount: 'amount',
   currency: 'currency', currencycode: 'currency', currencyid: 'currency', isocurrencycode: 'currency', currencyisocode: 'currency',
   country: 'country', countrycode: 'country', billingcountry: 'country', paymentcountry: 'country',
-  capture: 'capture', autocapture: 'capture', captureimmediately: 'capture', capturemethod: 'capture', capturemode: 'capture', manualcapture: 'capture',
+  capture: 'capture', autocapture: 'capture', captureimmediately: 'capture', capturemethod: 'capture', capturemode: 'capture', manualcapture: 'capture', capturedelayhours: 'capture',
   transactiontype: 'capture', type: 'capture', intent: 'capture', paymentaction: 'capture', operationtype: 'capture', submitforsettlement: 'capture',
   installments: 'installments', installmentcount: 'installments', numberofinstallments: 'installments', installmentsnumber: 'installments', installmentsvalue: 'installments',
   cardnumber: 'card_number', pan: 'card_number', ccnumber: 'card_number', accountnumber: 'card_last4', maskedpan: 'card_last4', maskednumber: 'card_last4',
@@ -39,7 +39,25 @@ export const KEY_SYNONYMS: Record<string, Concept> = {
 };
 
 /** The concept a provider leaf carries by its key (and its parent's key), or null. */
+const CONCEPT_CACHE = new Map<string | null, Map<string, Concept | null>>();
+let cachedConcepts = 0;
+
 export function conceptOfKey(key: string, parent: string | null): Concept | null {
+  let byKey = CONCEPT_CACHE.get(parent);
+  const cached = byKey?.get(key);
+  if (cached !== undefined) return cached;
+  const concept = conceptOfKeyUncached(key, parent);
+  if (++cachedConcepts > 20_000) {
+    CONCEPT_CACHE.clear();
+    cachedConcepts = 0;
+    byKey = undefined;
+  }
+  if (!byKey) CONCEPT_CACHE.set(parent, (byKey = new Map()));
+  byKey.set(key, concept);
+  return concept;
+}
+
+function conceptOfKeyUncached(key: string, parent: string | null): Concept | null {
   const k = normKey(key);
   const composite = parent ? KEY_SYNONYMS[normKey(parent) + k] : undefined;
   if (composite) return composite;
@@ -87,6 +105,8 @@ export function captureMeaning(key: string, value: unknown): boolean | null {
   const bool = text === 'true' || text === '1' ? true : text === 'false' || text === '0' ? false : null;
   if (['capture', 'autocapture', 'captureimmediately', 'capturenow', 'submitforsettlement', 'settle', 'instantcapture'].includes(k)) return bool;
   if (['manualcapture', 'delayedcapture', 'authorizeonly', 'authonly'].includes(k)) return bool === null ? null : !bool;
+  // A capture delay (in hours or days) is still an automatic capture.
+  if ((k === 'capturedelayhours' || k === 'capturedelay' || k === 'capturedelaydays') && /^\d+$/.test(text)) return true;
   if (k === 'capturemethod' || k === 'capturemode') {
     if (/^(automatic|automaticasync|auto|immediate|instant)$/.test(text)) return true;
     if (/^(manual|delayed|deferred|later)$/.test(text)) return false;

@@ -178,6 +178,23 @@ function leavesOf(value: unknown): Leaf[] {
   return out;
 }
 
+const LEAF_CACHE = new WeakMap<object, { leaves: Leaf[]; byDepth: Leaf[] }>();
+
+/** leavesOf, computed once per parsed body (the pipeline reads each body several times). */
+function cachedLeaves(value: unknown): { leaves: Leaf[]; byDepth: Leaf[] } {
+  if (value === null || typeof value !== 'object') {
+    const leaves = leavesOf(value);
+    return { leaves, byDepth: leaves };
+  }
+  let hit = LEAF_CACHE.get(value);
+  if (!hit) {
+    const leaves = leavesOf(value);
+    hit = { leaves, byDepth: [...leaves].sort((a, b) => a.depth - b.depth) };
+    LEAF_CACHE.set(value, hit);
+  }
+  return hit;
+}
+
 /** Objects (not leaves) whose key is one of `keys`, shallowest first. */
 function findObjectByKey(value: unknown, keys: Set<string>): { path: string; value: unknown } | null {
   let frontier: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
@@ -262,7 +279,7 @@ interface Legs {
 
 function carriesAmount(value: unknown, profile: MappingProfile | null): boolean {
   if (profile) return profile.fields.some((f) => f.leg === 'REQUEST' && f.concept === 'amount' && getPath(value, f.path) !== undefined);
-  return leavesOf(value).some((l) => conceptOfKey(l.key, l.parent) === 'amount' && asNumber(l.value) !== null);
+  return cachedLeaves(value).leaves.some((l) => conceptOfKey(l.key, l.parent) === 'amount' && asNumber(l.value) !== null);
 }
 
 /** The main exchange: the payment REQUEST (the one carrying an amount), the RESPONSE that follows it, and the webhooks. */
@@ -334,8 +351,7 @@ function locateConcepts(body: LegBody, profile: MappingProfile | null): Map<Conc
     }
     return found;
   }
-  const leaves = leavesOf(body.value).sort((a, b) => a.depth - b.depth);
-  for (const leaf of leaves) {
+  for (const leaf of cachedLeaves(body.value).byDepth) {
     if (leaf.value === null || leaf.value === '') continue;
     let concept = conceptOfKey(leaf.key, leaf.parent);
     if (!concept && panParts(leaf.value)) concept = 'card_number';
@@ -348,7 +364,7 @@ function locateConcepts(body: LegBody, profile: MappingProfile | null): Map<Conc
 /** Generic mode: service leaves matched to provider leaves by value under conversions. */
 function inferByValue(service: Record<string, unknown>, body: LegBody, currency: string | null): Array<{ servicePath: string; location: ProviderLocation; transform: string; value: unknown }> {
   const index = new Map<string, Leaf>();
-  for (const leaf of leavesOf(body.value)) {
+  for (const leaf of cachedLeaves(body.value).leaves) {
     if (leaf.value === null || typeof leaf.value === 'boolean') continue;
     const text = normText(leaf.value);
     if (text.length < 2 || text.length > 256) continue;
@@ -594,6 +610,24 @@ function compareConcept(ctx: Context, concept: Concept, located: Located): void 
 
 const digits = (value: unknown) => String(value).replace(/\D/g, '');
 
+const TEXT_CACHE = new WeakMap<object, { byText: Map<string, Leaf>; byDigits: Map<string, Leaf> }>();
+
+/** A body's scalar values by normalised text (and by digits), first occurrence kept. */
+function textIndex(value: unknown): { byText: Map<string, Leaf>; byDigits: Map<string, Leaf> } {
+  const cached = value && typeof value === 'object' ? TEXT_CACHE.get(value) : undefined;
+  if (cached) return cached;
+  const index = { byText: new Map<string, Leaf>(), byDigits: new Map<string, Leaf>() };
+  for (const leaf of cachedLeaves(value).leaves) {
+    if (leaf.value === null || typeof leaf.value === 'object' || typeof leaf.value === 'boolean') continue;
+    const text = normText(leaf.value);
+    if (!index.byText.has(text)) index.byText.set(text, leaf);
+    const d = digits(leaf.value);
+    if (d.length >= 4 && !index.byDigits.has(d)) index.byDigits.set(d, leaf);
+  }
+  if (value && typeof value === 'object') TEXT_CACHE.set(value, index);
+  return index;
+}
+
 /**
  * Request values that reach the provider nowhere: the merchant reference and customer data
  * the service request carries, absent from the provider request. With a profile: where the
@@ -612,12 +646,12 @@ function checkNotSent(ctx: Context, request: LegBody, located: Map<Concept, Loca
     const location = { leg: request.leg, event_index: request.index, path: loc?.location.path ?? '' };
     // The exact value anywhere in the request reached the provider (a profile may not know every
     // place a merchant puts it, e.g. its own metadata key); a near match is a typo.
-    leaves ??= leavesOf(request.value).slice(0, 20_000);
+    leaves ??= cachedLeaves(request.value).leaves;
     const candidates = concept === 'merchant_reference'
       ? SERVICE_PATHS.merchant_reference.map((path) => ({ path, value: getPath(s.request, path) })).filter((c) => typeof c.value === 'string' || typeof c.value === 'number')
       : [{ path: sv.path, value: sv.value }];
-    const wants = candidates.map((c) => (concept === 'document_number' ? digits(c.value) : normText(c.value)));
-    const same = leaves.find((l) => l.value !== null && typeof l.value !== 'object' && (concept === 'document_number' ? wants.includes(digits(l.value)) && digits(l.value).length >= 4 : wants.includes(normText(l.value))));
+    const index = textIndex(request.value);
+    const same = candidates.map((c) => (concept === 'document_number' ? (digits(c.value).length >= 4 ? index.byDigits.get(digits(c.value)) : undefined) : index.byText.get(normText(c.value)))).find((l) => l);
     if (same) {
       g.mapping.push({ concept, service_path: sv.path, provider: { ...location, path: same.path }, transform: 'identity', source: 'value' });
       continue;
@@ -696,7 +730,7 @@ function checkMetadata(ctx: Context, request: LegBody, located: Map<Concept, Loc
       continue;
     }
     if (!profile) {
-      leaves ??= leavesOf(request.value).slice(0, 20_000);
+      leaves ??= cachedLeaves(request.value).leaves;
       const hit = leaves.find((l) => normKey(l.key) === normKey(key) && normText(l.value) === normText(value));
       if (hit) continue;
     }
@@ -748,7 +782,7 @@ function signalsOf(body: LegBody, profile: MappingProfile | null): Signal[] {
   // status field, a success flag) still says what it says.
   const seen = new Set(out.map((x) => x.path));
   const ranked: Array<Signal & { rank: number }> = [];
-  for (const leaf of leavesOf(body.value).slice(0, 20_000)) {
+  for (const leaf of cachedLeaves(body.value).leaves) {
     const k = normKey(leaf.key);
     const kind = STATUS_KEYS.has(k) ? 'status' : FLAG_KEYS.has(k) ? 'flag' : EVENT_KEYS.has(k) ? 'event' : null;
     if (!kind) continue;
@@ -766,12 +800,21 @@ function legClass(signals: Signal[]): Signal | null {
   return null;
 }
 
+/** An error field that says something: not null, false, "" or an empty list / object. */
+function carriesError(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === '') return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.values(value as object).some(carriesError);
+  return true;
+}
+
 function providerErrorOf(body: LegBody, profile: MappingProfile | null): { path: string; value: unknown } | null {
   for (const path of profile?.error_paths?.[body.leg] ?? []) {
     const value = getPath(body.value, path);
-    if (value !== undefined && value !== null && value !== '') return { path, value };
+    if (carriesError(value)) return { path, value };
   }
-  return findObjectByKey(body.value, ERROR_KEYS);
+  const found = findObjectByKey(body.value, ERROR_KEYS);
+  return found && carriesError(found.value) ? found : null;
 }
 
 function checkProviderOutcome(ctx: Context, legs: Legs): void {
@@ -820,13 +863,13 @@ function checkProviderOutcome(ctx: Context, legs: Legs): void {
   }
 }
 
-function checkOperationType(g: Grader, s: ServiceFacts, request: LegBody | undefined): void {
+function checkOperationType(g: Grader, s: ServiceFacts, request: LegBody | undefined, severity: Severity): void {
   const capture = s.value('capture');
   if (!request || !capture || typeof capture.value !== 'boolean') return;
   const op = request.event.operation_type;
   const wrong = (capture.value && op === 'AUTHORIZE') || (!capture.value && op === 'PURCHASE');
   if (wrong) {
-    g.add({ code: 'CAPTURE_OPERATION_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `${capture.path} is ${capture.value}${capture.defaulted ? ' (default)' : ''} but the provider request is registered as a ${op}`, service_path: capture.path, provider: { leg: 'REQUEST', event_index: request.index, path: 'operation_type' }, expected: op === 'AUTHORIZE' ? false : true, actual: capture.value, suggested_fix: op === 'AUTHORIZE' ? `Set ${capture.path} to false to authorize only.` : `Set ${capture.path} to true to authorize and capture.` });
+    g.add({ code: 'CAPTURE_OPERATION_MISMATCH', category: 'VALUE_INCONSISTENCY', severity, message: `${capture.path} is ${capture.value}${capture.defaulted ? ' (default)' : ''} but the provider request is registered as a ${op}${severity === 'INFO' ? ' (the provider payload agrees with the service request: only the registered operation_type differs)' : ''}`, service_path: capture.path, provider: { leg: 'REQUEST', event_index: request.index, path: 'operation_type' }, expected: op === 'AUTHORIZE' ? false : true, actual: capture.value, suggested_fix: op === 'AUTHORIZE' ? `Set ${capture.path} to false to authorize only.` : `Set ${capture.path} to true to authorize and capture.` });
   }
 }
 
@@ -870,7 +913,7 @@ export function runPipeline(input: PipelineInput): ValidationReport {
   const ctx: Context = { g, s, profile, provider: knownProvider(input.providerId ?? profile?.provider_id, legs.request?.event.base_url), decimalAmounts: false };
   if (!profile) {
     ctx.decimalAmounts = [legs.request, legs.response, ...legs.webhooks].some((body) => body?.value !== undefined
-      && leavesOf(body.value).slice(0, 20_000).some((l) => conceptOfKey(l.key, l.parent) === 'amount' && isDecimal(l.value)));
+      && cachedLeaves(body.value).leaves.some((l) => conceptOfKey(l.key, l.parent) === 'amount' && isDecimal(l.value)));
   }
   if (!legs.request) {
     g.add({ code: 'NO_PROVIDER_REQUEST', category: 'INCOMPLETE_EXCHANGE', severity: 'WARNING', message: 'no REQUEST event was registered: only the provider answers can be compared', service_path: null, provider: null, expected: 'a REQUEST event', actual: null, suggested_fix: 'Register the request sent to the provider as a REQUEST event.' });
@@ -887,6 +930,7 @@ export function runPipeline(input: PipelineInput): ValidationReport {
   const cardOnly = new Set<Concept>(['card_last4', 'card_brand', 'card_bin', 'card_number']);
   const answerConcepts = new Set<Concept>(['card_last4', 'card_brand', 'card_bin', 'amount', 'currency']);
   let brandSeen = false;
+  let payloadSaysCapture = false;
   const bodies: Array<[LegBody | undefined, 'main' | 'auxiliary']> = [[legs.request, 'main'], [legs.response, 'main'], ...legs.webhooks.map((w) => [w, 'main'] as [LegBody, 'main']), ...legs.auxiliary.map((a) => [a, 'auxiliary'] as [LegBody, 'auxiliary'])];
   for (const [body, role] of bodies) {
     if (!body || body.value === undefined) continue;
@@ -912,6 +956,8 @@ export function runPipeline(input: PipelineInput): ValidationReport {
       checkNotSent(ctx, body, located);
       checkMetadata(ctx, body, located);
       checkCaptureDefault(ctx, body, located);
+      const capture = located.get('capture');
+      payloadSaysCapture = !!capture && providerCapture(capture).meaning !== null;
     }
   }
   // A declared brand the card's own IIN contradicts, when no provider leg reports a brand.
@@ -919,7 +965,9 @@ export function runPipeline(input: PipelineInput): ValidationReport {
     const iin = brandOf(s.pan.bin);
     if (iin && iin !== s.brand.value) g.add({ code: 'CARD_BRAND_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `the declared card brand ${s.brand.value} contradicts the card's IIN (${iin})`, service_path: s.brand.path, provider: null, expected: iin, actual: s.brand.value, suggested_fix: `Set ${s.brand.path} to ${iin} or leave it out.` });
   }
-  checkOperationType(g, s, legs.request);
+  // The provider payload says whether it captures; the registered operation_type decides only
+  // when the payload is silent (otherwise a label that disagrees is information).
+  checkOperationType(g, s, legs.request, payloadSaysCapture ? 'INFO' : 'ERROR');
   checkProviderOutcome(ctx, legs);
 
   const summary = { errors: 0, warnings: 0, infos: 0 };
