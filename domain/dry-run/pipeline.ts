@@ -332,6 +332,8 @@ function fitsConcept(concept: Concept, key: string, value: unknown): boolean {
   }
 }
 
+const CARD_FACTS: Concept[] = ['card_number', 'card_last4', 'card_bin', 'card_brand'];
+
 /**
  * Locates each concept in one leg: from the profile (the first field present wins; a field
  * absent everywhere is kept with an undefined value), or by key name (generic mode).
@@ -348,6 +350,12 @@ function locateConcepts(body: LegBody, profile: MappingProfile | null): Map<Conc
       // What the provider assumes when the field is absent (e.g. the account currency), except for capture (read by providerCapture).
       if (value === undefined && field.default !== undefined && field.concept !== 'capture') value = field.default;
       found.set(field.concept, { location: { leg: body.leg, event_index: body.index, path: field.path }, value, key: field.path.split('.').pop()!, field, source: 'profile', transform: 'profile' });
+    }
+    // Card facts elsewhere than the profile says (an expanded charge, an older API version) are
+    // still the card: the shared vocabulary finds them.
+    const missing = CARD_FACTS.filter((c) => found.get(c)?.value === undefined && (body.leg !== 'REQUEST' || c === 'card_number'));
+    if (missing.length) {
+      for (const [concept, loc] of locateConcepts(body, null)) if (missing.includes(concept)) found.set(concept, loc);
     }
     return found;
   }

@@ -16,6 +16,11 @@ export type Concept =
   | 'card_number' | 'card_last4' | 'card_bin' | 'card_brand' | 'capture' | 'installments'
   | 'email' | 'first_name' | 'last_name' | 'document_number' | 'phone' | 'date_of_birth';
 
+export const CONCEPTS: readonly Concept[] = [
+  'merchant_reference', 'amount', 'currency', 'country', 'description', 'payment_method_type', 'card_number', 'card_last4', 'card_bin', 'card_brand',
+  'capture', 'installments', 'email', 'first_name', 'last_name', 'document_number', 'phone', 'date_of_birth',
+];
+
 export type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
 
 export interface ProfileField {
@@ -483,8 +488,25 @@ export function profileProblems(profile: unknown): string[] {
   if (p.amount_unit !== 'minor' && p.amount_unit !== 'major') problems.push('amount_unit must be minor or major');
   if (p.country_format !== 'alpha2' && p.country_format !== 'alpha3') problems.push('country_format must be alpha2 or alpha3');
   if (!Array.isArray(p.fields)) problems.push('fields must be an array');
-  for (const [i, f] of (p.fields ?? []).entries()) {
+  for (const [i, f] of (Array.isArray(p.fields) ? p.fields : []).entries()) {
     if (!f || typeof f.path !== 'string' || !['REQUEST', 'RESPONSE', 'WEBHOOK'].includes(f.leg) || typeof f.concept !== 'string') problems.push(`fields.${i} needs concept, leg and path`);
+    else if (!CONCEPTS.includes(f.concept)) problems.push(`fields.${i}.concept ${f.concept} is not one of ${CONCEPTS.join(', ')}`);
+    if (f?.unit !== undefined && f.unit !== 'minor' && f.unit !== 'major') problems.push(`fields.${i}.unit must be minor or major`);
+    if (f?.values !== undefined && (typeof f.values !== 'object' || f.values === null || Array.isArray(f.values))) problems.push(`fields.${i}.values must map service values to provider values`);
   }
+  const vocabulary = (v: unknown, at: string) => {
+    const o = v as Partial<StatusVocabulary> | undefined;
+    for (const k of ['approved', 'declined', 'pending'] as const) if (!Array.isArray(o?.[k])) problems.push(`${at}.${k} must be an array of provider values`);
+  };
+  if (p.status !== undefined) {
+    if (!p.status || typeof p.status.paths !== 'object') problems.push('status.paths must map legs to paths');
+    vocabulary(p.status, 'status');
+  }
+  if (p.event_types !== undefined) {
+    if (typeof p.event_types?.path !== 'string') problems.push('event_types.path is required');
+    vocabulary(p.event_types, 'event_types');
+  }
+  if (p.metadata !== undefined && typeof p.metadata?.path !== 'string') problems.push('metadata.path is required');
+  if (p.brands !== undefined && (typeof p.brands !== 'object' || p.brands === null)) problems.push('brands must map provider brand values to Switchyard brands');
   return problems;
 }

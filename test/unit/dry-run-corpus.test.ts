@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict';
+import { BUILT_IN_PROFILES, profileProblems } from '../../domain/dry-run/profiles';
 import { formatFigures, loadCorpus, scoreCorpus } from '../support/dry-run-corpus';
 
 describe('unit: dry-run corpus scored per provider (profiles and generic mode)', () => {
   const corpus = loadCorpus();
+
+  it('built-in profiles are valid as loaded from DRY_RUN_PROFILES_FILE (JSON, one per provider)', () => {
+    const ids = BUILT_IN_PROFILES.map((p) => p.provider_id);
+    assert.equal(new Set(ids).size, ids.length);
+    for (const profile of BUILT_IN_PROFILES) assert.deepEqual(profileProblems(JSON.parse(JSON.stringify(profile))), [], profile.id);
+    assert.deepEqual(profileProblems({ ...BUILT_IN_PROFILES[1], fields: [{ concept: 'amout', leg: 'REQUEST', path: 'amount' }] }).length, 1);
+  });
 
   it('holds at least 5 clean and 5 single-defect exchanges per provider', () => {
     const providers = [...new Set(corpus.map((c) => c.provider_id))];
