@@ -36,6 +36,7 @@ export const KEY_SYNONYMS: Record<string, Concept> = {
   dninumber: 'document_number', socialsecuritynumber: 'document_number', cpf: 'document_number', documentid: 'document_number', taxidentificationnumber: 'document_number',
   payerdocument: 'document_number',
   dateofbirth: 'date_of_birth', birthdate: 'date_of_birth', dob: 'date_of_birth',
+  description: 'description', orderdescription: 'description',
 };
 
 /** The concept a provider leaf carries by its key (and its parent's key), or null. */
@@ -193,7 +194,7 @@ export function amountUnitOf(provider: string | null, path: string, value: unkno
   if (entry) return entry.amountUnit;
   const name = normKey(path);
   if (/cents|minor|smallest|subunit/.test(name)) return 'minor';
-  if (/decimal|major|transactionamount/.test(name)) return 'major';
+  if (/decimal|major|transactionamount|txvalue|authamount/.test(name)) return 'major';
   if (isDecimal(value) || exchangeIsDecimal) return 'major';
   if (typeof value === 'number') return 'minor';
   return null;
