@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import type { ActivityDeps } from './index';
 import { runPipeline } from '../domain/dry-run/pipeline';
 import { BUILT_IN_PROFILES, MappingProfile, profileProblems } from '../domain/dry-run/profiles';
-import { serviceViewOfPayment } from '../domain/dry-run/service-leg';
+import { partnerLegFacts, serviceViewOfPayment } from '../domain/dry-run/service-leg';
+import { defaultSandboxConnections } from '../domain/payments/routing';
+import { resolveRoute } from './repositories/routing';
 import type { RegistrationStatus, Verdict } from '../domain/dry-run/codecs';
 import { dryRunPayments, eventBatches, latestDryRunPayment, registrationByReference, registrations, StoredReport } from './repositories/dry-run';
 import { toRecord } from './repositories/payments';
@@ -72,6 +74,20 @@ export function createDryRunActivities(deps: ActivityDeps) {
     return payment ? { id, request: serviceViewOfPayment(toRecord(payment as never)), source: 'payment' as const } : null;
   }
 
+  /**
+   * A dry-run payment's payment method type, and the provider it would be routed to: the first
+   * connection of the account's matching routing rule (not the default sandbox route an
+   * account without rules gets, which says nothing about the traffic registered).
+   */
+  async function inheritedFromPartner(accountId: string, request: Record<string, unknown>): Promise<{ paymentMethodType: string | null; providerId: string | null }> {
+    const facts = partnerLegFacts(request);
+    if (!facts.routing) return { paymentMethodType: facts.paymentMethodType, providerId: null };
+    const route = await resolveRoute(db, accountId, facts.routing);
+    const defaults = new Set(defaultSandboxConnections(accountId).map((c) => c.id));
+    const first = route?.find((c) => !defaults.has(c.connectionId));
+    return { paymentMethodType: facts.paymentMethodType, providerId: first?.providerId ?? null };
+  }
+
   return {
     /**
      * Merges late events, links the legs and marks the pair PAIRED when both are there. The
@@ -111,6 +127,14 @@ export function createDryRunActivities(deps: ActivityDeps) {
       }
       if (service.source === 'dry_run_payment') {
         await dryRunPayments(db).updateOne({ _id: service.id }, { $set: { pairing_status: 'PAIRED', registration_id: registration._id } });
+        // Paired by merchant_reference: what the registration omitted comes from its partner leg.
+        if (registration.provider_id === null || registration.payment_method_type === null) {
+          const inherited = await inheritedFromPartner(registration.account_id, service.request);
+          const set: Record<string, string> = {};
+          if (registration.payment_method_type === null && inherited.paymentMethodType) set.payment_method_type = inherited.paymentMethodType;
+          if (registration.provider_id === null && inherited.providerId) set.provider_id = inherited.providerId;
+          if (Object.keys(set).length) await registrations(db).updateOne({ _id: registration._id }, { $set: { ...set, updated_at: now } });
+        }
       }
       const needsValidation = registration.report?.input_fingerprint !== fingerprint;
       return { status: registration.status === 'VALIDATED' && !needsValidation ? 'VALIDATED' : 'PAIRED', registrationId: registration._id, dryRunPaymentId: service.id, needsValidation };
@@ -129,7 +153,7 @@ export function createDryRunActivities(deps: ActivityDeps) {
       }
       const started = process.hrtime.bigint();
       const profile = registration.provider_id ? profiles.get(registration.provider_id) ?? null : null;
-      const report = runPipeline({ serviceRequest: service.request, events: registration.events, profile, declaredPaymentMethodType: registration.payment_method_type });
+      const report = runPipeline({ serviceRequest: service.request, events: registration.events, profile, declaredPaymentMethodType: registration.payment_method_type, providerId: registration.provider_id });
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const version = (registration.report?.version ?? 0) + 1;
       const stored: StoredReport = { ...report, version, generated_at: new Date(), duration_ms: Math.round(durationMs * 100) / 100, input_fingerprint: fingerprint, service_source: service.source };

@@ -13,7 +13,11 @@ import { brandOf } from '../payments/cards';
 import type { StoredEvent } from './decode';
 import { parseStoredBody } from './decode';
 import { countryAlpha2, countryAlpha3 } from '../iso-codes';
-import { Concept, FieldType, Leg, MappingProfile, ProfileField, SERVICE_METADATA_PATH, SERVICE_PATHS } from './profiles';
+import { Concept, FieldType, Leg, MappingProfile, ProfileField, SERVICE_DEFAULTS, SERVICE_METADATA_PATH, SERVICE_PATHS, ServiceConcept } from './profiles';
+import {
+  amountUnitOf, AmountUnit, captureMeaning, isDecimal, classifyStatus, conceptOfKey, ERROR_KEYS, EVENT_KEYS, FLAG_KEYS, knownProvider, lastFourOf, nearMatch, normBrand, normKey,
+  STATUS_KEYS, StatusClass,
+} from './field-knowledge';
 import { PAN_PLACEHOLDER } from './redact';
 
 /** Hash part of a PAN placeholder when only IIN and last 4 are known (see service-leg.ts). */
@@ -71,6 +75,8 @@ export interface PipelineInput {
   profile: MappingProfile | null;
   /** payment_method_type declared on the registration, if any. */
   declaredPaymentMethodType?: string | null;
+  /** provider_id of the registration, if any (catalogue knowledge such as the amount unit). */
+  providerId?: string | null;
 }
 
 const MAX_FINDINGS = 200;
@@ -117,9 +123,6 @@ function normText(value: unknown): string {
   return String(value).trim().toLowerCase();
 }
 
-function normKey(key: string): string {
-  return key.replace(/^@_/, '').toLowerCase().replace(/[^a-z0-9]/g, '');
-}
 
 /** YYYY-MM-DD from ISO, DD/MM/YYYY, YYYYMMDD or ISO timestamp forms; null otherwise. */
 export function normaliseDate(value: unknown): string | null {
@@ -140,49 +143,15 @@ function panParts(value: unknown): { bin: string; last4: string; hash: string } 
   return m ? { bin: m[1], last4: m[2], hash: m[3] } : null;
 }
 
-const BRAND_SYNONYMS: Record<string, string> = {
-  visa: 'VISA', mastercard: 'MASTERCARD', master: 'MASTERCARD', mc: 'MASTERCARD', amex: 'AMERICAN_EXPRESS', americanexpress: 'AMERICAN_EXPRESS',
-  jcb: 'JCB', diners: 'DINERS', dinersclub: 'DINERS', discover: 'DISCOVER', elo: 'ELO', hipercard: 'HIPERCARD', unionpay: 'UNIONPAY', cup: 'UNIONPAY',
-};
-
-function normBrand(value: unknown): string | null {
-  return typeof value === 'string' ? BRAND_SYNONYMS[normKey(value)] ?? value.trim().toUpperCase() : null;
-}
-
-const STATUS_WORDS: Record<string, 'APPROVED' | 'DECLINED' | 'PENDING' | 'CANCELLED'> = {
-  approved: 'APPROVED', authorized: 'APPROVED', authorised: 'APPROVED', captured: 'APPROVED', succeeded: 'APPROVED', success: 'APPROVED', successful: 'APPROVED', paid: 'APPROVED', settled: 'APPROVED', completed: 'APPROVED',
-  declined: 'DECLINED', refused: 'DECLINED', failed: 'DECLINED', failure: 'DECLINED', rejected: 'DECLINED', denied: 'DECLINED', error: 'DECLINED',
-  pending: 'PENDING', processing: 'PENDING', inprogress: 'PENDING', created: 'PENDING', requiresaction: 'PENDING', waiting: 'PENDING',
-  cancelled: 'CANCELLED', canceled: 'CANCELLED', voided: 'CANCELLED',
-};
-
 // ---------------------------------------------------------------- generic mode knowledge
 
-/** Provider key names (normalised) that usually hold a concept. */
-const KEY_SYNONYMS: Record<string, Concept> = {
-  reference: 'merchant_reference', merchantreference: 'merchant_reference', orderid: 'merchant_reference', merchantorderid: 'merchant_reference', orderreference: 'merchant_reference', externalid: 'merchant_reference', externalreference: 'merchant_reference',
-  amount: 'amount', totalamount: 'amount', amountvalue: 'amount', amountinminor: 'amount', amountcents: 'amount', amountincents: 'amount', total: 'amount', value: 'amount',
-  currency: 'currency', currencycode: 'currency',
-  country: 'country', countrycode: 'country', billingcountry: 'country',
-  capture: 'capture', autocapture: 'capture', captureimmediately: 'capture',
-  installments: 'installments', installmentcount: 'installments', numberofinstallments: 'installments', installmentsnumber: 'installments',
-  cardnumber: 'card_number', pan: 'card_number',
-  last4: 'card_last4', lastfour: 'card_last4', last4digits: 'card_last4', cardlast4: 'card_last4',
-  brand: 'card_brand', cardbrand: 'card_brand', scheme: 'card_brand', network: 'card_brand',
-  email: 'email', emailaddress: 'email',
-  firstname: 'first_name', givenname: 'first_name',
-  lastname: 'last_name', surname: 'last_name', familyname: 'last_name',
-  documentnumber: 'document_number', taxid: 'document_number', nationalid: 'document_number',
-  dateofbirth: 'date_of_birth', birthdate: 'date_of_birth', dob: 'date_of_birth',
-};
-const METADATA_KEYS = new Set(['metadata', 'meta', 'customfields', 'additionaldata', 'extra', 'udf']);
-const ERROR_KEYS = new Set(['error', 'errors', 'errorcode', 'errormessage', 'declinecode', 'failurecode', 'failuremessage']);
-const STATUS_KEYS = new Set(['status', 'state', 'result', 'outcome']);
 const PAYMENT_TYPE_WORDS: Record<string, string> = { card: 'CARD', credit: 'CREDIT_CARD', creditcard: 'CREDIT_CARD', debit: 'DEBIT_CARD', debitcard: 'DEBIT_CARD', ach: 'ACH', banktransfer: 'BANK_TRANSFER', crypto: 'CRYPTO', cash: 'CASH' };
 
 interface Leaf {
   path: string;
   key: string;
+  /** Key of the enclosing object (arrays skipped), null at the top. */
+  parent: string | null;
   depth: number;
   value: unknown;
 }
@@ -192,7 +161,7 @@ const MAX_LEAVES = 250_000;
 /** Scalars of a body, document order, shallow paths first when the caller sorts by depth. */
 function leavesOf(value: unknown): Leaf[] {
   const out: Leaf[] = [];
-  const stack: Array<{ value: unknown; path: string; key: string; depth: number }> = [{ value, path: '', key: '', depth: 0 }];
+  const stack: Array<{ value: unknown; path: string; key: string; parent: string | null; depth: number }> = [{ value, path: '', key: '', parent: null, depth: 0 }];
   while (stack.length && out.length < MAX_LEAVES) {
     const item = stack.pop()!;
     const v = item.value;
@@ -200,13 +169,30 @@ function leavesOf(value: unknown): Leaf[] {
       const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v as Record<string, unknown>);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [k, child] = entries[i];
-        stack.push({ value: child, path: item.path ? `${item.path}.${k}` : k, key: Array.isArray(v) ? item.key : k, depth: item.depth + 1 });
+        stack.push({ value: child, path: item.path ? `${item.path}.${k}` : k, key: Array.isArray(v) ? item.key : k, parent: Array.isArray(v) ? item.parent : item.key || null, depth: item.depth + 1 });
       }
     } else {
-      out.push({ path: item.path, key: item.key, depth: item.depth, value: v });
+      out.push({ path: item.path, key: item.key, parent: item.parent, depth: item.depth, value: v });
     }
   }
   return out;
+}
+
+const LEAF_CACHE = new WeakMap<object, { leaves: Leaf[]; byDepth: Leaf[] }>();
+
+/** leavesOf, computed once per parsed body (the pipeline reads each body several times). */
+function cachedLeaves(value: unknown): { leaves: Leaf[]; byDepth: Leaf[] } {
+  if (value === null || typeof value !== 'object') {
+    const leaves = leavesOf(value);
+    return { leaves, byDepth: leaves };
+  }
+  let hit = LEAF_CACHE.get(value);
+  if (!hit) {
+    const leaves = leavesOf(value);
+    hit = { leaves, byDepth: [...leaves].sort((a, b) => a.depth - b.depth) };
+    LEAF_CACHE.set(value, hit);
+  }
+  return hit;
 }
 
 /** Objects (not leaves) whose key is one of `keys`, shallowest first. */
@@ -246,52 +232,139 @@ class Grader {
   }
 }
 
+/** Form bodies with bracket keys (metadata[order_id], card[number], items[0][sku]) as nested objects. */
+function nestForm(flat: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(flat)) {
+    const parts = key.replace(/\]/g, '').split('[');
+    if (parts.some((p, i) => p === '' && i < parts.length - 1) || parts.length > 8) {
+      out[key] = value;
+      continue;
+    }
+    let node = out as Record<string, unknown>;
+    for (let i = 0; i < parts.length - 1; i++) {
+      const k = parts[i];
+      const existing = node[k];
+      if (!existing || typeof existing !== 'object') node[k] = {};
+      node = node[k] as Record<string, unknown>;
+    }
+    const last = parts[parts.length - 1];
+    if (last === '') {
+      const arrKey = parts[parts.length - 2];
+      void arrKey;
+      node[String(Object.keys(node).length)] = value;
+    } else node[last] = value;
+  }
+  return out;
+}
+
 function bodyOf(event: StoredEvent): unknown {
   try {
-    return parseStoredBody(event.body).value;
+    const parsed = parseStoredBody(event.body);
+    if (parsed.format === 'form' && parsed.value && typeof parsed.value === 'object') return nestForm(parsed.value as Record<string, unknown>);
+    return parsed.value;
   } catch {
     return undefined;
   }
 }
 
-/** The main exchange: the payment REQUEST, the RESPONSE that follows it, and the webhooks. */
-function selectLegs(events: StoredEvent[]): { request?: LegBody; response?: LegBody; webhooks: LegBody[] } {
+interface Legs {
+  request?: LegBody;
+  response?: LegBody;
+  /** Webhooks, and answers to a later GET of the payment, in event order. */
+  webhooks: LegBody[];
+  /** Other calls of the exchange (e.g. a card tokenisation before the payment): card facts only. */
+  auxiliary: LegBody[];
+}
+
+function carriesAmount(value: unknown, profile: MappingProfile | null): boolean {
+  if (profile) return profile.fields.some((f) => f.leg === 'REQUEST' && f.concept === 'amount' && getPath(value, f.path) !== undefined);
+  return cachedLeaves(value).leaves.some((l) => conceptOfKey(l.key, l.parent) === 'amount' && asNumber(l.value) !== null);
+}
+
+/** The main exchange: the payment REQUEST (the one carrying an amount), the RESPONSE that follows it, and the webhooks. */
+function selectLegs(events: StoredEvent[], profile: MappingProfile | null): Legs {
   const main = ['PURCHASE', 'AUTHORIZE'];
-  let requestIndex = events.findIndex((e) => e.type === 'REQUEST' && main.includes(e.operation_type));
-  if (requestIndex < 0) requestIndex = events.findIndex((e) => e.type === 'REQUEST');
+  const leg = (index: number): LegBody | undefined => (index < 0 ? undefined : { leg: events[index].type, index, event: events[index], value: bodyOf(events[index]) });
+  const candidates = events.flatMap((e, i) => (e.type === 'REQUEST' && main.includes(e.operation_type) ? [leg(i)!] : []));
+  let request: LegBody | undefined = candidates.length > 1 ? candidates.find((c) => carriesAmount(c.value, profile)) ?? candidates[0] : candidates[0];
+  if (!request) request = leg(events.findIndex((e) => e.type === 'REQUEST'));
+  const requestIndex = request?.index ?? -1;
   let responseIndex = events.findIndex((e, i) => e.type === 'RESPONSE' && i > requestIndex);
   if (responseIndex < 0) responseIndex = events.findIndex((e) => e.type === 'RESPONSE');
-  const leg = (index: number): LegBody | undefined => (index < 0 ? undefined : { leg: events[index].type, index, event: events[index], value: bodyOf(events[index]) });
-  const webhooks = events.flatMap((e, i) => (e.type === 'WEBHOOK' ? [leg(i)!] : []));
-  return { request: leg(requestIndex), response: leg(responseIndex), webhooks };
+  // A later GET of the payment answers like a webhook: it confirms (or contradicts) the outcome.
+  const isConfirmation = (e: StoredEvent, i: number) => {
+    if (e.type !== 'RESPONSE' || i <= responseIndex || responseIndex < 0) return false;
+    for (let j = i - 1; j >= 0; j--) if (events[j].type === 'REQUEST') return events[j].http_method === 'GET';
+    return false;
+  };
+  const webhooks = events.flatMap((e, i) => (e.type === 'WEBHOOK' || isConfirmation(e, i) ? [leg(i)!] : []));
+  const auxiliary = events.flatMap((e, i) => (e.type !== 'WEBHOOK' && !isConfirmation(e, i) && i !== requestIndex && i !== responseIndex ? [leg(i)!] : []));
+  return { request, response: leg(responseIndex), webhooks, auxiliary };
 }
 
 interface Located {
   location: ProviderLocation;
   value: unknown;
+  /** The provider key the value sits under (generic mode knowledge reads it). */
+  key: string;
   field?: ProfileField;
   source: MappingEntry['source'];
   transform: string;
 }
 
-/** Locates each concept in one leg: from the profile, or by key name (generic mode). */
+/** Whether a provider value can carry the concept (generic mode: key names alone are not enough). */
+function fitsConcept(concept: Concept, key: string, value: unknown): boolean {
+  switch (concept) {
+    case 'amount': return asNumber(value) !== null;
+    case 'currency': return typeof value === 'string' && /^[A-Za-z]{3}$/.test(value.trim());
+    case 'capture': return captureMeaning(key, value) !== null;
+    case 'card_brand': return normBrand(value) !== null;
+    case 'card_last4': return lastFourOf(value) !== null;
+    case 'card_bin': return /^\d{6,8}$/.test(String(value));
+    case 'card_number': return panParts(value) !== null || lastFourOf(value) !== null;
+    case 'email': return typeof value === 'string' && value.includes('@');
+    case 'merchant_reference': return (typeof value === 'string' || typeof value === 'number') && String(value).trim().length >= 3;
+    case 'installments': { const n = asNumber(value); return n !== null && Number.isInteger(n) && n >= 1 && n <= 99; }
+    case 'country': return typeof value === 'string' && /^[A-Za-z]{2,3}$/.test(value.trim());
+    case 'document_number': return (typeof value === 'string' || typeof value === 'number') && /\d/.test(String(value));
+    default: return typeof value !== 'object';
+  }
+}
+
+const CARD_FACTS: Concept[] = ['card_number', 'card_last4', 'card_bin', 'card_brand'];
+
+/**
+ * Locates each concept in one leg: from the profile (the first field present wins; a field
+ * absent everywhere is kept with an undefined value), or by key name (generic mode).
+ */
 function locateConcepts(body: LegBody, profile: MappingProfile | null): Map<Concept, Located> {
   const found = new Map<Concept, Located>();
   if (profile) {
     for (const field of profile.fields) {
-      if (field.leg !== body.leg || found.has(field.concept)) continue;
-      const value = getPath(body.value, field.path);
-      found.set(field.concept, { location: { leg: body.leg, event_index: body.index, path: field.path }, value, field, source: 'profile', transform: 'profile' });
+      if (field.leg !== body.leg) continue;
+      const previous = found.get(field.concept);
+      if (previous && previous.value !== undefined) continue;
+      let value = getPath(body.value, field.path);
+      if (previous && value === undefined) continue;
+      // What the provider assumes when the field is absent (e.g. the account currency), except for capture (read by providerCapture).
+      if (value === undefined && field.default !== undefined && field.concept !== 'capture') value = field.default;
+      found.set(field.concept, { location: { leg: body.leg, event_index: body.index, path: field.path }, value, key: field.path.split('.').pop()!, field, source: 'profile', transform: 'profile' });
+    }
+    // Card facts elsewhere than the profile says (an expanded charge, an older API version) are
+    // still the card: the shared vocabulary finds them.
+    const missing = CARD_FACTS.filter((c) => found.get(c)?.value === undefined && (body.leg !== 'REQUEST' || c === 'card_number'));
+    if (missing.length) {
+      for (const [concept, loc] of locateConcepts(body, null)) if (missing.includes(concept)) found.set(concept, loc);
     }
     return found;
   }
-  const leaves = leavesOf(body.value).sort((a, b) => a.depth - b.depth);
-  for (const leaf of leaves) {
-    const concept = KEY_SYNONYMS[normKey(leaf.key)];
-    if (!concept || found.has(concept) || leaf.value === null) continue;
-    // "value" / "total" only mean an amount inside an amount-ish object or at the top.
-    if ((normKey(leaf.key) === 'value' || normKey(leaf.key) === 'total') && !/amount|total|^value$/i.test(leaf.path.split('.').slice(-2, -1)[0] ?? 'value')) continue;
-    found.set(concept, { location: { leg: body.leg, event_index: body.index, path: leaf.path }, value: leaf.value, source: 'key', transform: 'identity' });
+  for (const leaf of cachedLeaves(body.value).byDepth) {
+    if (leaf.value === null || leaf.value === '') continue;
+    let concept = conceptOfKey(leaf.key, leaf.parent);
+    if (!concept && panParts(leaf.value)) concept = 'card_number';
+    if (!concept || found.has(concept) || !fitsConcept(concept, leaf.key, leaf.value)) continue;
+    found.set(concept, { location: { leg: body.leg, event_index: body.index, path: leaf.path }, value: leaf.value, key: leaf.key, source: 'key', transform: 'identity' });
   }
   return found;
 }
@@ -299,7 +372,7 @@ function locateConcepts(body: LegBody, profile: MappingProfile | null): Map<Conc
 /** Generic mode: service leaves matched to provider leaves by value under conversions. */
 function inferByValue(service: Record<string, unknown>, body: LegBody, currency: string | null): Array<{ servicePath: string; location: ProviderLocation; transform: string; value: unknown }> {
   const index = new Map<string, Leaf>();
-  for (const leaf of leavesOf(body.value)) {
+  for (const leaf of cachedLeaves(body.value).leaves) {
     if (leaf.value === null || typeof leaf.value === 'boolean') continue;
     const text = normText(leaf.value);
     if (text.length < 2 || text.length > 256) continue;
@@ -347,10 +420,50 @@ interface ServiceFacts {
   request: Record<string, unknown>;
   currency: string | null;
   pan: ReturnType<typeof panParts>;
-  value(concept: Exclude<Concept, 'card_last4' | 'card_brand'>): { path: string; value: unknown } | null;
+  /** Declared card brand (payment_method.detail.card.brand), else the brand of the card's IIN. */
+  brand: { value: string; path: string; declared: boolean } | null;
+  /** The service value of a concept, with payment creation defaults applied (capture, installments). */
+  value(concept: ServiceConcept): { path: string; value: unknown; defaulted?: boolean } | null;
 }
 
-function compareConcept(g: Grader, concept: Concept, s: ServiceFacts, located: Located, profile: MappingProfile | null): void {
+interface Context {
+  g: Grader;
+  s: ServiceFacts;
+  profile: MappingProfile | null;
+  /** The catalogue provider (registration provider_id, else the request's host). */
+  provider: string | null;
+  /** Some amount of the exchange is written as a decimal (generic mode unit evidence). */
+  decimalAmounts: boolean;
+}
+
+const nearlyEqual = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+
+function amountUnit(ctx: Context, located: Located): AmountUnit | null {
+  if (located.field) return located.field.unit ?? ctx.profile!.amount_unit;
+  return amountUnitOf(ctx.provider, located.location.path, located.value, ctx.decimalAmounts);
+}
+
+/** The capture a provider field says (profile value map and default, or generic knowledge). */
+function providerCapture(located: Located): { meaning: boolean | null; value: unknown } {
+  const field = located.field;
+  let p = located.value;
+  if ((p === undefined || p === null || p === '') && field?.default !== undefined) p = field.default;
+  if (p === undefined || p === null || p === '') return { meaning: null, value: p };
+  if (field?.values) {
+    const hit = Object.entries(field.values).find(([, pv]) => normText(pv) === normText(p));
+    return { meaning: hit ? hit[0] === 'true' : captureMeaning(located.key, p), value: p };
+  }
+  return { meaning: captureMeaning(located.key, p), value: p };
+}
+
+function brandOfProvider(value: unknown, profile: MappingProfile | null): string | null {
+  if (typeof value !== 'string') return null;
+  const mapped = profile?.brands ? Object.entries(profile.brands).find(([k]) => normText(k) === normText(value))?.[1] : undefined;
+  return mapped ?? normBrand(value);
+}
+
+function compareConcept(ctx: Context, concept: Concept, located: Located): void {
+  const { g, s, profile } = ctx;
   const p = located.value;
   const loc = located.location;
   const field = located.field;
@@ -362,28 +475,45 @@ function compareConcept(g: Grader, concept: Concept, s: ServiceFacts, located: L
       suggested_fix: `Check the captured ${loc.leg.toLowerCase()}: the provider sends ${loc.path} as ${field.type}.`,
     });
   }
-  if (concept === 'card_last4' || concept === 'card_brand') {
-    if (!s.pan || p === undefined || p === null) return;
-    const servicePath = s.value('card_number')!.path;
-    if (concept === 'card_last4' && String(p).slice(-4) !== s.pan.last4) {
-      g.add({ code: 'CARD_LAST4_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `card last 4 differ: service ${s.pan.last4}, provider ${loc.leg.toLowerCase()} ${p}`, service_path: servicePath, provider: loc, expected: s.pan.last4, actual: p, suggested_fix: 'Send the same card in the service request as in the provider call.' });
+  if (concept === 'card_last4' || concept === 'card_brand' || concept === 'card_bin') {
+    if (p === undefined || p === null || p === '') return;
+    const numberPath = s.value('card_number')?.path ?? SERVICE_PATHS.card_number[0];
+    if (concept === 'card_last4') {
+      const last4 = lastFourOf(p) ?? String(p).slice(-4);
+      if (s.pan && last4 !== s.pan.last4) {
+        g.add({ code: 'CARD_LAST4_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `card last 4 differ: service ${s.pan.last4}, provider ${loc.leg.toLowerCase()} ${p}`, service_path: numberPath, provider: loc, expected: last4, actual: s.pan.last4, suggested_fix: 'Send the same card in the service request as in the provider call.' });
+      }
+      return;
     }
-    const brand = brandOf(s.pan.bin);
-    if (concept === 'card_brand' && brand && normBrand(p) !== brand) {
-      g.add({ code: 'CARD_BRAND_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `card brand differs: the service card is ${brand}, the provider reports ${p}`, service_path: servicePath, provider: loc, expected: brand, actual: p, suggested_fix: 'Send the same card in the service request as in the provider call.' });
+    const providerBrand = concept === 'card_bin' ? brandOf(String(p)) : brandOfProvider(p, profile);
+    if (concept === 'card_bin' && s.pan && String(p).slice(0, 6) !== s.pan.bin && (!providerBrand || !s.brand || providerBrand === s.brand.value)) {
+      g.add({ code: 'CARD_LAST4_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `card IIN differs: service ${s.pan.bin}, provider ${loc.leg.toLowerCase()} ${p}`, service_path: numberPath, provider: loc, expected: p, actual: s.pan.bin, suggested_fix: 'Send the same card in the service request as in the provider call.' });
+      return;
+    }
+    if (providerBrand && s.brand && providerBrand !== s.brand.value) {
+      g.add({ code: 'CARD_BRAND_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `card brand differs: the service card is ${s.brand.value}${s.brand.declared ? ' (declared)' : ''}, the provider reports ${p}`, service_path: s.brand.path, provider: loc, expected: providerBrand, actual: s.brand.value, suggested_fix: s.brand.declared ? `Set ${s.brand.path} to ${providerBrand} (or leave it out: the IIN says the brand).` : 'Send the same card in the service request as in the provider call.' });
     }
     return;
   }
-  const sv = s.value(concept);
-  if (p === undefined || p === null || p === '') {
-    return; // nothing at the provider to compare with (reported as info only for required fields)
+  const sv = s.value(concept as ServiceConcept);
+  if (concept === 'capture') {
+    const pc = providerCapture(located);
+    if (pc.meaning === null || !sv) return;
+    const v = sv.value === true || normText(sv.value) === 'true';
+    if (v !== pc.meaning) {
+      g.add({ code: 'CAPTURE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `capture differs: service ${v}${sv.defaulted ? ' (default)' : ''}, provider ${loc.path} ${pc.value}${p === undefined ? ' (provider default)' : ''}`, service_path: sv.path, provider: loc, expected: pc.meaning, actual: v, suggested_fix: `Set ${sv.path} to ${pc.meaning ? 'true (authorize and capture)' : 'false (authorize only)'}.` });
+    }
+    return;
   }
-  if (!sv) {
+  if (p === undefined || p === null || p === '') {
+    return; // nothing at the provider to compare with (see checkNotSent)
+  }
+  if (!sv || (sv.defaulted && concept !== 'installments')) {
     g.add({
       code: 'MISSING_FIELD', category: 'MISSING_FIELD', severity: field?.required ? 'ERROR' : 'WARNING',
-      message: `the provider ${loc.leg.toLowerCase()} carries ${concept} at ${loc.path} but the service request has no ${SERVICE_PATHS[concept as keyof typeof SERVICE_PATHS][0]}`,
-      service_path: SERVICE_PATHS[concept as keyof typeof SERVICE_PATHS][0], provider: loc, expected: p, actual: null,
-      suggested_fix: `Add ${SERVICE_PATHS[concept as keyof typeof SERVICE_PATHS][0]} to the payment request.`,
+      message: `the provider ${loc.leg.toLowerCase()} carries ${concept} at ${loc.path} but the service request has no ${SERVICE_PATHS[concept as ServiceConcept][0]}`,
+      service_path: SERVICE_PATHS[concept as ServiceConcept][0], provider: loc, expected: p, actual: null,
+      suggested_fix: `Add ${SERVICE_PATHS[concept as ServiceConcept][0]} to the payment request.`,
     });
     return;
   }
@@ -398,14 +528,20 @@ function compareConcept(g: Grader, concept: Concept, s: ServiceFacts, located: L
       const sn = asNumber(v);
       const pn = asNumber(p);
       if (sn === null || pn === null || !s.currency) return;
-      const factor = 10 ** currencyExponent(s.currency);
-      const expected = profile ? (profile.amount_unit === 'minor' ? Math.round(sn * factor) : sn) : null;
-      const consistent = expected !== null ? pn === expected : pn === sn || pn === Math.round(sn * factor);
+      const exponent = currencyExponent(s.currency);
+      const factor = 10 ** exponent;
+      const unit = amountUnit(ctx, located);
+      const expected = unit === 'minor' ? Math.round(sn * factor) : unit === 'major' ? sn : null;
+      // Without a known unit either reading may hold; with one, only that reading does.
+      const consistent = expected !== null ? nearlyEqual(pn, expected) : nearlyEqual(pn, sn) || pn === Math.round(sn * factor);
       if (consistent) return;
-      const unitSlip = factor > 1 && (Math.round(pn * factor) === sn || (expected !== null && pn === sn));
+      const providerMajor = unit === 'minor' ? pn / factor : pn;
+      // Agrees under the other unit: the service sent minor units, or the provider got them.
+      const unitSlip = factor > 1 && (nearlyEqual(Math.round(pn * factor), sn) || (unit === 'minor' && nearlyEqual(pn, sn)) || (unit === 'major' && nearlyEqual(pn, Math.round(sn * factor))));
+      const shown = providerMajor.toFixed(Math.min(4, exponent));
       g.add(unitSlip
-        ? { code: 'AMOUNT_UNIT_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `amount ${sn} ${s.currency} in the service request looks like minor units: the provider ${loc.leg.toLowerCase()} carries ${pn}${profile?.amount_unit === 'minor' ? ' minor units' : ''}`, ...base, expected: profile?.amount_unit === 'minor' ? pn / factor : pn, actual: sn, suggested_fix: `Send amount.value in major units with up to 4 decimals (e.g. ${(profile?.amount_unit === 'minor' ? pn / factor : pn).toFixed(Math.min(4, Math.log10(factor)))}), not in cents.` }
-        : { code: 'AMOUNT_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `amount differs: service ${sn} ${s.currency}, provider ${loc.leg.toLowerCase()} ${pn}`, ...base, expected: profile?.amount_unit === 'minor' ? pn / factor : pn, actual: sn, suggested_fix: 'Send the same amount as the provider call (service amounts are in major units).' });
+        ? { code: 'AMOUNT_UNIT_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `amount ${sn} ${s.currency} agrees with the provider ${loc.leg.toLowerCase()} (${pn}${unit ? `, ${unit} units` : ''}) only under the other unit: the service amount looks like minor units`, ...base, expected: providerMajor, actual: sn, suggested_fix: `Send amount.value in major units with up to 4 decimals (e.g. ${shown}), not in cents.` }
+        : { code: 'AMOUNT_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `amount differs: service ${sn} ${s.currency}, provider ${loc.leg.toLowerCase()} ${pn}${unit ? ` (${unit} units, ${shown} ${s.currency})` : ''}`, ...base, expected: providerMajor, actual: sn, suggested_fix: 'Send the same amount as the provider call (service amounts are in major units).' });
       return;
     }
     case 'currency':
@@ -419,21 +555,16 @@ function compareConcept(g: Grader, concept: Concept, s: ServiceFacts, located: L
       if (pa2 !== normText(v).toUpperCase()) g.add({ code: 'COUNTRY_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `country differs: service ${v}, provider ${p}`, ...base, expected: pa2 ?? p, actual: v, suggested_fix: `Set country to ${pa2 ?? p} (ISO 3166-1 alpha-2).` });
       return;
     }
-    case 'capture': {
-      const expected = field?.values ? field.values[String(v)] : v;
-      const same = field?.values ? normText(expected) === normText(p) : normText(v) === normText(p);
-      if (!same) g.add({ code: 'CAPTURE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `capture differs: service ${v}, provider ${p}`, ...base, expected: p, actual: v, suggested_fix: `Set ${sv.path} to ${p === true || normText(p) === 'true' ? 'true (authorize and capture)' : 'false (authorize only)'}.` });
-      return;
-    }
     case 'installments':
-      if (asNumber(v) !== asNumber(p)) g.add({ code: 'INSTALLMENTS_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `installments differ: service ${v}, provider ${p}`, ...base, expected: asNumber(p) ?? p, actual: v, suggested_fix: `Set ${sv.path} to ${p}.` });
+      if (asNumber(v) !== asNumber(p)) g.add({ code: 'INSTALLMENTS_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `installments differ: service ${v}${sv.defaulted ? ' (default)' : ''}, provider ${p}`, ...base, expected: asNumber(p) ?? p, actual: v, suggested_fix: `Set ${sv.path} to ${p}.` });
       return;
     case 'card_number': {
       const sp = s.pan;
       const pp = panParts(p);
       if (!sp) return;
       if (!pp) {
-        if (String(p).slice(-4) !== sp.last4) g.add({ code: 'CARD_LAST4_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: 'the provider request carries a different card', ...base, expected: String(p), actual: v, suggested_fix: 'Send the same card as the provider call.' });
+        const last4 = lastFourOf(p) ?? String(p).slice(-4);
+        if (last4 !== sp.last4) g.add({ code: 'CARD_LAST4_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `the provider request carries a different card (****${last4})`, ...base, expected: String(p), actual: v, suggested_fix: 'Send the same card as the provider call.' });
         return;
       }
       const unknownHash = pp.hash === UNKNOWN_PAN_HASH || sp.hash === UNKNOWN_PAN_HASH;
@@ -465,9 +596,15 @@ function compareConcept(g: Grader, concept: Concept, s: ServiceFacts, located: L
     case 'date_of_birth':
       if (normaliseDate(v) !== normaliseDate(p)) g.add({ code: 'CUSTOMER_DATA_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `date of birth differs: service ${v}, provider ${p}`, ...base, expected: normaliseDate(p) ?? p, actual: v, suggested_fix: `Set ${sv.path} to ${normaliseDate(p) ?? p} (YYYY-MM-DD).` });
       return;
-    case 'merchant_reference':
-      if (String(v).trim() !== String(p).trim()) g.add({ code: 'REFERENCE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `order reference differs: service ${v}, provider ${p}`, ...base, expected: p, actual: v, suggested_fix: `Set ${sv.path} to the reference sent to the provider.` });
+    case 'merchant_reference': {
+      // merchant_order_id and merchant_reference both name the order: either may be the one sent.
+      const candidates = SERVICE_PATHS.merchant_reference.map((path) => ({ path, value: getPath(s.request, path) })).filter((c) => typeof c.value === 'string' || typeof c.value === 'number');
+      if (candidates.some((c) => String(c.value).trim() === String(p).trim())) return;
+      const nearest = candidates.find((c) => nearMatch(String(c.value), String(p)));
+      const target = nearest ?? { path: sv.path, value: v };
+      g.add({ code: 'REFERENCE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `order reference differs${nearest ? ' by a typo or transposed characters' : ''}: service ${target.value}, provider ${p}`, service_path: target.path, provider: loc, expected: p, actual: target.value, suggested_fix: `Set ${target.path} to the reference sent to the provider (or fix the reference sent to the provider).` });
       return;
+    }
     case 'description':
       if (String(v).trim() !== String(p).trim()) g.add({ code: 'DESCRIPTION_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'INFO', message: 'description differs', ...base, expected: p, actual: v, suggested_fix: 'Optional: send the same description.' });
       return;
@@ -479,76 +616,219 @@ function compareConcept(g: Grader, concept: Concept, s: ServiceFacts, located: L
   }
 }
 
+const digits = (value: unknown) => String(value).replace(/\D/g, '');
+
+const TEXT_CACHE = new WeakMap<object, { byText: Map<string, Leaf>; byDigits: Map<string, Leaf> }>();
+
+/** A body's scalar values by normalised text (and by digits), first occurrence kept. */
+function textIndex(value: unknown): { byText: Map<string, Leaf>; byDigits: Map<string, Leaf> } {
+  const cached = value && typeof value === 'object' ? TEXT_CACHE.get(value) : undefined;
+  if (cached) return cached;
+  const index = { byText: new Map<string, Leaf>(), byDigits: new Map<string, Leaf>() };
+  for (const leaf of cachedLeaves(value).leaves) {
+    if (leaf.value === null || typeof leaf.value === 'object' || typeof leaf.value === 'boolean') continue;
+    const text = normText(leaf.value);
+    if (!index.byText.has(text)) index.byText.set(text, leaf);
+    const d = digits(leaf.value);
+    if (d.length >= 4 && !index.byDigits.has(d)) index.byDigits.set(d, leaf);
+  }
+  if (value && typeof value === 'object') TEXT_CACHE.set(value, index);
+  return index;
+}
+
+/**
+ * Request values that reach the provider nowhere: the merchant reference and customer data
+ * the service request carries, absent from the provider request. With a profile: where the
+ * profile maps the concept; generic mode: anywhere in the request (then a near match, e.g.
+ * a typo or transposed digits, is reported as a mismatch).
+ */
+function checkNotSent(ctx: Context, request: LegBody, located: Map<Concept, Located>): void {
+  const { g, s, profile } = ctx;
+  let leaves: Leaf[] | null = null;
+  for (const concept of ['merchant_reference', 'email', 'document_number'] as const) {
+    const sv = s.value(concept);
+    if (!sv || sv.defaulted) continue;
+    const loc = located.get(concept);
+    if (loc && loc.value !== undefined && loc.value !== null && loc.value !== '') continue;
+    if (profile && !loc) continue; // the profile does not map it: the provider does not take it
+    const location = { leg: request.leg, event_index: request.index, path: loc?.location.path ?? '' };
+    // The exact value anywhere in the request reached the provider (a profile may not know every
+    // place a merchant puts it, e.g. its own metadata key); a near match is a typo.
+    leaves ??= cachedLeaves(request.value).leaves;
+    const candidates = concept === 'merchant_reference'
+      ? SERVICE_PATHS.merchant_reference.map((path) => ({ path, value: getPath(s.request, path) })).filter((c) => typeof c.value === 'string' || typeof c.value === 'number')
+      : [{ path: sv.path, value: sv.value }];
+    const index = textIndex(request.value);
+    const same = candidates.map((c) => (concept === 'document_number' ? (digits(c.value).length >= 4 ? index.byDigits.get(digits(c.value)) : undefined) : index.byText.get(normText(c.value)))).find((l) => l);
+    if (same) {
+      g.mapping.push({ concept, service_path: sv.path, provider: { ...location, path: same.path }, transform: 'identity', source: 'value' });
+      continue;
+    }
+    if (concept === 'merchant_reference') {
+      let near: { leaf: Leaf; candidate: { path: string; value: unknown } } | null = null;
+      for (const candidate of candidates) {
+        const leaf = leaves.find((l) => typeof l.value === 'string' && nearMatch(String(candidate.value), l.value));
+        if (leaf) { near = { leaf, candidate }; break; }
+      }
+      if (near) {
+        g.add({ code: 'REFERENCE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `order reference differs by a typo or transposed characters: service ${near.candidate.value}, provider ${near.leaf.value}`, service_path: near.candidate.path, provider: { ...location, path: near.leaf.path }, expected: near.leaf.value, actual: near.candidate.value, suggested_fix: `Set ${near.candidate.path} to the reference sent to the provider (or fix the reference sent to the provider).` });
+        continue;
+      }
+    }
+    const what = concept === 'merchant_reference' ? 'order reference' : concept === 'email' ? 'customer e-mail' : 'customer document';
+    g.add({ code: concept === 'merchant_reference' ? 'REFERENCE_NOT_SENT' : 'CUSTOMER_DATA_NOT_SENT', category: 'MISSING_FIELD', severity: 'WARNING', message: `the service request's ${what} (${sv.path}) reaches the provider nowhere${loc ? `: ${loc.location.path} is absent` : ''}`, service_path: sv.path, provider: location, expected: null, actual: sv.value, suggested_fix: `Send the ${what} to the provider${loc ? ` in ${loc.location.path}` : ''}, or leave ${sv.path} out of the service request if the provider call does not carry it.` });
+  }
+}
+
 function metadataMap(value: unknown): Map<string, string> | null {
   const out = new Map<string, string>();
+  const pair = (entry: unknown) => {
+    const key = (entry as { key?: unknown })?.key ?? (entry as { name?: unknown })?.name;
+    if (typeof key === 'string') out.set(key, String((entry as { value?: unknown }).value ?? ''));
+  };
   if (Array.isArray(value)) {
-    for (const entry of value) {
-      const key = (entry as { key?: unknown; name?: unknown })?.key ?? (entry as { name?: unknown })?.name;
-      if (typeof key === 'string') out.set(key, String((entry as { value?: unknown }).value ?? ''));
-    }
+    value.forEach(pair);
     return out;
   }
   if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out.set(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+    const entries = Object.entries(value as Record<string, unknown>);
+    // { userField: [{name, value}, ...] } or a single {name, value} (XML with one element)
+    if (entries.length === 1 && entries[0][1] && typeof entries[0][1] === 'object') {
+      const inner = entries[0][1];
+      if (Array.isArray(inner) || ('name' in (inner as object) && 'value' in (inner as object))) return metadataMap(Array.isArray(inner) ? inner : [inner]);
+    }
+    if ('name' in (value as object) && 'value' in (value as object) && entries.length === 2) {
+      pair(value);
+      return out;
+    }
+    for (const [k, v] of entries) out.set(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
     return out;
   }
   return null;
 }
 
-function checkMetadata(g: Grader, service: Record<string, unknown>, request: LegBody, profile: MappingProfile | null): void {
+const METADATA_PRIORITY = ['metadata', 'merchantmetadata', 'meta', 'customfields', 'userfields', 'merchantdefinedfields', 'udf', 'extra', 'additionaldata'];
+
+/**
+ * Merchant metadata must reach the provider: a service metadata entry missing from the
+ * provider request (or sent with another value) is a finding. Provider-side extras are not:
+ * they are listed as information (keys a profile maps to a concept or ignores excepted).
+ */
+function checkMetadata(ctx: Context, request: LegBody, located: Map<Concept, Located>): void {
+  const { g, s, profile } = ctx;
   let found: { path: string; value: unknown } | null = null;
   if (profile?.metadata) {
     const value = getPath(request.value, profile.metadata.path);
     found = value === undefined ? null : { path: profile.metadata.path, value };
-  } else if (!profile) found = findObjectByKey(request.value, METADATA_KEYS);
-  const providerMeta = found ? metadataMap(found.value) : null;
-  const serviceMeta = metadataMap(getPath(service, SERVICE_METADATA_PATH)) ?? new Map<string, string>();
-  if (!providerMeta || !found) return;
-  for (const [key, value] of providerMeta) {
-    const location = { leg: request.leg, event_index: request.index, path: `${found.path}.${key}` };
-    if (!serviceMeta.has(key)) {
-      g.add({ code: 'UNMAPPED_METADATA', category: 'UNMAPPED_METADATA', severity: 'WARNING', message: `provider metadata ${key} has no entry in the service request's metadata`, service_path: SERVICE_METADATA_PATH, provider: location, expected: { key, value }, actual: null, suggested_fix: `Add {"key": "${key}", "value": ...} to metadata.` });
-    } else if (serviceMeta.get(key) !== value) {
-      g.add({ code: 'METADATA_VALUE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `metadata ${key} differs: service ${serviceMeta.get(key)}, provider ${value}`, service_path: SERVICE_METADATA_PATH, provider: location, expected: value, actual: serviceMeta.get(key), suggested_fix: `Send metadata ${key} with the value sent to the provider.` });
+  } else if (!profile) {
+    for (const key of METADATA_PRIORITY) {
+      found = findObjectByKey(request.value, new Set([key]));
+      if (found) break;
     }
+
   }
-  for (const key of serviceMeta.keys()) {
-    if (!providerMeta.has(key)) {
-      g.add({ code: 'UNMAPPED_METADATA', category: 'UNMAPPED_METADATA', severity: 'INFO', message: `service metadata ${key} was not sent to the provider`, service_path: SERVICE_METADATA_PATH, provider: { leg: request.leg, event_index: request.index, path: found.path }, expected: null, actual: { key, value: serviceMeta.get(key) }, suggested_fix: 'Nothing required; the provider did not receive this key.' });
+  const providerMeta = found ? metadataMap(found.value) : null;
+  const serviceMeta = metadataMap(getPath(s.request, SERVICE_METADATA_PATH)) ?? new Map<string, string>();
+  if (profile && !profile.metadata) return;
+  let leaves: Leaf[] | null = null;
+  for (const [key, value] of serviceMeta) {
+    const at = providerMeta?.get(key);
+    if (at !== undefined) {
+      if (at !== value) g.add({ code: 'METADATA_VALUE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `metadata ${key} differs: service ${value}, provider ${at}`, service_path: SERVICE_METADATA_PATH, provider: { leg: request.leg, event_index: request.index, path: `${found!.path}.${key}` }, expected: at, actual: value, suggested_fix: `Send metadata ${key} with the value sent to the provider.` });
+      continue;
     }
+    if (!profile) {
+      leaves ??= cachedLeaves(request.value).leaves;
+      const hit = leaves.find((l) => normKey(l.key) === normKey(key) && normText(l.value) === normText(value));
+      if (hit) continue;
+    }
+    g.add({ code: 'UNMAPPED_METADATA', category: 'UNMAPPED_METADATA', severity: 'WARNING', message: `service metadata ${key} never reached the provider`, service_path: SERVICE_METADATA_PATH, provider: { leg: request.leg, event_index: request.index, path: found?.path ?? profile?.metadata?.path ?? '' }, expected: { key, value }, actual: null, suggested_fix: `Send metadata ${key} to the provider, or leave it out of the service request.` });
+  }
+  if (!providerMeta || !found) return;
+  const mappedPaths = new Set([...located.values()].filter((l) => l.value !== undefined).map((l) => l.location.path));
+  const conceptValues = new Set([...located.values()].filter((l) => l.value !== undefined && l.value !== null).map((l) => normText(l.value)));
+  for (const [key, value] of providerMeta) {
+    if (serviceMeta.has(key)) continue;
+    const path = `${found.path}.${key}`;
+    if (mappedPaths.has(path) || profile?.metadata?.ignore?.includes(key)) continue;
+    const carriesConcept = !profile && (conceptValues.has(normText(value)) || ['merchant_reference', 'email', 'document_number'].some((c) => normText(s.value(c as ServiceConcept)?.value ?? '\u0000') === normText(value)));
+    g.add({ code: 'UNMAPPED_METADATA', category: 'UNMAPPED_METADATA', severity: 'INFO', message: `provider metadata ${key} has no entry in the service request's metadata${carriesConcept ? ' (it carries a value the request has elsewhere)' : ''}`, service_path: SERVICE_METADATA_PATH, provider: { leg: request.leg, event_index: request.index, path }, expected: { key, value }, actual: null, suggested_fix: `Nothing required (provider-side extras need no service metadata); add {"key": "${key}", "value": ...} to metadata to keep it with the payment.` });
   }
 }
 
-type StatusClass = 'APPROVED' | 'DECLINED' | 'PENDING' | 'CANCELLED';
+interface Signal {
+  path: string;
+  value: unknown;
+  cls: StatusClass;
+}
 
-function statusOf(body: LegBody, profile: MappingProfile | null): { value: unknown; path: string; cls: StatusClass | null } | null {
-  if (profile?.status) {
-    const path = profile.status.paths[body.leg];
-    if (!path) return null;
-    const value = getPath(body.value, path);
-    if (value === undefined || value === null) return null;
-    const v = String(value).toUpperCase();
-    const cls: StatusClass | null = profile.status.approved.includes(v) ? 'APPROVED' : profile.status.declined.includes(v) ? 'DECLINED' : profile.status.pending.includes(v) ? 'PENDING' : STATUS_WORDS[normKey(v)] ?? null;
-    return { value, path, cls };
+function vocabularyClass(value: unknown, vocab: { approved: string[]; declined: string[]; pending: string[]; cancelled?: string[] }): StatusClass | null {
+  const v = String(value).toUpperCase();
+  const has = (list: string[] | undefined) => list?.some((x) => x.toUpperCase() === v) ?? false;
+  return has(vocab.declined) ? 'DECLINED' : has(vocab.approved) ? 'APPROVED' : has(vocab.pending) ? 'PENDING' : has(vocab.cancelled) ? 'CANCELLED' : null;
+}
+
+/** What a leg says about the outcome, most telling first: status fields, success flags, event types. */
+function signalsOf(body: LegBody, profile: MappingProfile | null): Signal[] {
+  const out: Signal[] = [];
+  if (profile?.status || profile?.event_types) {
+    const raw = profile.status?.paths[body.leg];
+    const paths = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+    for (const path of paths) {
+      const value = getPath(body.value, path);
+      if (value === undefined || value === null) continue;
+      const cls = vocabularyClass(value, profile.status!) ?? classifyStatus(path.split('.').pop()!, value, 'status');
+      if (cls) out.push({ path, value, cls });
+    }
+    if (body.leg === 'WEBHOOK' && profile.event_types) {
+      const value = getPath(body.value, profile.event_types.path);
+      const cls = value === undefined || value === null ? null : vocabularyClass(value, profile.event_types) ?? classifyStatus(profile.event_types.path, value, 'event');
+      if (cls) out.push({ path: profile.event_types.path, value, cls });
+    }
   }
-  const found = findObjectByKey(body.value, STATUS_KEYS);
-  if (!found || typeof found.value === 'object') return null;
-  return { value: found.value, path: found.path, cls: STATUS_WORDS[normKey(String(found.value))] ?? null };
+  // The shared vocabulary completes a profile: a variant of the provider's answer (another
+  // status field, a success flag) still says what it says.
+  const seen = new Set(out.map((x) => x.path));
+  const ranked: Array<Signal & { rank: number }> = [];
+  for (const leaf of cachedLeaves(body.value).leaves) {
+    const k = normKey(leaf.key);
+    const kind = STATUS_KEYS.has(k) ? 'status' : FLAG_KEYS.has(k) ? 'flag' : EVENT_KEYS.has(k) ? 'event' : null;
+    if (!kind) continue;
+    const cls = classifyStatus(leaf.key, leaf.value, kind);
+    if (cls) ranked.push({ path: leaf.path, value: leaf.value, cls, rank: (kind === 'status' ? 0 : kind === 'flag' ? 100 : 200) + leaf.depth });
+  }
+  return [...out, ...ranked.sort((a, b) => a.rank - b.rank).filter((x) => !seen.has(x.path)).map(({ rank: _rank, ...rest }) => rest)];
+}
+
+function legClass(signals: Signal[]): Signal | null {
+  for (const cls of ['DECLINED', 'CANCELLED', 'APPROVED', 'PENDING'] as const) {
+    const hit = signals.find((x) => x.cls === cls);
+    if (hit) return hit;
+  }
+  return null;
+}
+
+/** An error field that says something: not null, false, "" or an empty list / object. */
+function carriesError(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === '') return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.values(value as object).some(carriesError);
+  return true;
 }
 
 function providerErrorOf(body: LegBody, profile: MappingProfile | null): { path: string; value: unknown } | null {
-  if (profile) {
-    for (const path of profile.error_paths?.[body.leg] ?? []) {
-      const value = getPath(body.value, path);
-      if (value !== undefined && value !== null && value !== '') return { path, value };
-    }
-    return null;
+  for (const path of profile?.error_paths?.[body.leg] ?? []) {
+    const value = getPath(body.value, path);
+    if (carriesError(value)) return { path, value };
   }
-  return findObjectByKey(body.value, ERROR_KEYS);
+  const found = findObjectByKey(body.value, ERROR_KEYS);
+  return found && carriesError(found.value) ? found : null;
 }
 
-function checkProviderOutcome(g: Grader, legs: ReturnType<typeof selectLegs>, profile: MappingProfile | null): void {
+function checkProviderOutcome(ctx: Context, legs: Legs): void {
+  const { g, profile } = ctx;
   const response = legs.response;
+  let responseStatus: Signal | null = null;
   if (response) {
     const status = response.event.http_status_code ?? 0;
     const error = providerErrorOf(response, profile);
@@ -560,54 +840,89 @@ function checkProviderOutcome(g: Grader, legs: ReturnType<typeof selectLegs>, pr
         suggested_fix: 'Register a successful provider exchange, or fix the provider request the error points at before comparing.',
       });
     }
-    const st = statusOf(response, profile);
-    if (st?.cls === 'DECLINED' && !(status >= 400 || error)) {
-      g.add({ code: 'PROVIDER_DECLINED', category: 'PROVIDER_ERROR', severity: 'WARNING', message: `the provider declined the payment (${st.value})`, service_path: null, provider: { leg: 'RESPONSE', event_index: response.index, path: st.path }, expected: 'an approved payment', actual: st.value, suggested_fix: 'Use an exchange where the provider approved, unless a decline is what you are testing.' });
+    const signals = signalsOf(response, profile);
+    responseStatus = legClass(signals);
+    // Every field that says so (a status, a result code, a flag), so the report points at each.
+    for (const st of signals.filter((x) => x.cls === 'DECLINED').slice(0, 3)) {
+      g.add({ code: 'PROVIDER_DECLINED', category: 'PROVIDER_ERROR', severity: 'WARNING', message: `the provider declined the payment (${st.path} ${st.value})${status < 400 ? ` inside an HTTP ${status} answer` : ''}`, service_path: null, provider: { leg: 'RESPONSE', event_index: response.index, path: st.path }, expected: 'an approved payment', actual: st.value, suggested_fix: 'Use an exchange where the provider approved, unless a decline is what you are testing.' });
     }
   }
-  const finalWebhook = legs.webhooks.filter((w) => statusOf(w, profile)?.cls).pop();
-  if (response && finalWebhook) {
-    const rs = statusOf(response, profile);
-    const ws = statusOf(finalWebhook, profile);
-    const conflicting = rs?.cls && ws?.cls && rs.cls !== ws.cls && rs.cls !== 'PENDING' && ws.cls !== 'PENDING';
-    if (conflicting) {
-      g.add({ code: 'RESPONSE_WEBHOOK_STATUS_DISAGREEMENT', category: 'LEG_DISAGREEMENT', severity: 'ERROR', message: `the response says ${rs!.value} but the webhook says ${ws!.value}`, service_path: null, provider: { leg: 'WEBHOOK', event_index: finalWebhook.index, path: ws!.path }, expected: rs!.value, actual: ws!.value, suggested_fix: 'Check the provider integration: the webhook must confirm the synchronous outcome (or register the exchange that explains the change, e.g. a later CANCEL).' });
+  const classified = legs.webhooks.map((w) => { const signals = signalsOf(w, profile); return { w, signals, st: legClass(signals) }; }).filter((x) => x.st);
+  const final = classified.pop();
+  if (response && final) {
+    const rs = responseStatus;
+    const ws = final.st!;
+    if (rs && rs.cls !== ws.cls && rs.cls !== 'PENDING' && ws.cls !== 'PENDING') {
+      for (const st of final.signals.filter((x) => x.cls === ws.cls).slice(0, 3)) {
+        g.add({ code: 'RESPONSE_WEBHOOK_STATUS_DISAGREEMENT', category: 'LEG_DISAGREEMENT', severity: 'ERROR', message: `the response says ${rs.value} (${rs.path}) but the webhook says ${st.value} (${st.path})`, service_path: null, provider: { leg: 'WEBHOOK', event_index: final.w.index, path: st.path }, expected: rs.value, actual: st.value, suggested_fix: 'Check the provider integration: the webhook must confirm the synchronous outcome (or register the exchange that explains the change, e.g. a later CANCEL).' });
+      }
     }
     const rc = locateConcepts(response, profile);
-    const wc = locateConcepts(finalWebhook, profile);
+    const wc = locateConcepts(final.w, profile);
     for (const concept of ['amount', 'currency', 'card_last4'] as const) {
       const a = rc.get(concept)?.value;
       const b = wc.get(concept)?.value;
       if (a === undefined || a === null || b === undefined || b === null) continue;
-      if (normText(a) !== normText(b)) {
+      const same = concept === 'amount' ? asNumber(a) !== null && asNumber(a) === asNumber(b) : concept === 'card_last4' ? lastFourOf(a) === lastFourOf(b) : normText(a) === normText(b);
+      if (!same) {
         g.add({ code: 'RESPONSE_WEBHOOK_VALUE_DISAGREEMENT', category: 'LEG_DISAGREEMENT', severity: 'ERROR', message: `${concept} differs between the response (${a}) and the webhook (${b})`, service_path: null, provider: wc.get(concept)!.location, expected: a, actual: b, suggested_fix: 'Check that the webhook belongs to this payment; register the matching webhook.' });
       }
     }
   }
 }
 
-function checkOperationType(g: Grader, s: ServiceFacts, request: LegBody | undefined): void {
+function checkOperationType(g: Grader, s: ServiceFacts, request: LegBody | undefined, severity: Severity): void {
   const capture = s.value('capture');
   if (!request || !capture || typeof capture.value !== 'boolean') return;
   const op = request.event.operation_type;
   const wrong = (capture.value && op === 'AUTHORIZE') || (!capture.value && op === 'PURCHASE');
   if (wrong) {
-    g.add({ code: 'CAPTURE_OPERATION_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `${capture.path} is ${capture.value} but the provider request is a ${op}`, service_path: capture.path, provider: { leg: 'REQUEST', event_index: request.index, path: 'operation_type' }, expected: op === 'AUTHORIZE' ? false : true, actual: capture.value, suggested_fix: op === 'AUTHORIZE' ? `Set ${capture.path} to false to authorize only.` : `Set ${capture.path} to true to authorize and capture.` });
+    g.add({ code: 'CAPTURE_OPERATION_MISMATCH', category: 'VALUE_INCONSISTENCY', severity, message: `${capture.path} is ${capture.value}${capture.defaulted ? ' (default)' : ''} but the provider request is registered as a ${op}${severity === 'INFO' ? ' (the provider payload agrees with the service request: only the registered operation_type differs)' : ''}`, service_path: capture.path, provider: { leg: 'REQUEST', event_index: request.index, path: 'operation_type' }, expected: op === 'AUTHORIZE' ? false : true, actual: capture.value, suggested_fix: op === 'AUTHORIZE' ? `Set ${capture.path} to false to authorize only.` : `Set ${capture.path} to true to authorize and capture.` });
   }
+}
+
+/** Generic mode, no capture field in the provider request: card APIs authorize and capture unless told otherwise. */
+function checkCaptureDefault(ctx: Context, request: LegBody, located: Map<Concept, Located>): void {
+  if (ctx.profile || located.has('capture')) return;
+  const sv = ctx.s.value('capture');
+  if (!sv || sv.value !== false) return;
+  if (/auth/i.test(request.event.endpoint ?? '')) return; // an authorization endpoint says it
+  ctx.g.add({ code: 'CAPTURE_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'WARNING', message: `${sv.path} is false but the provider request carries no capture flag: the provider's default is to capture`, service_path: sv.path, provider: { leg: 'REQUEST', event_index: request.index, path: '' }, expected: true, actual: false, suggested_fix: 'Ask the provider for an authorization only (its manual-capture flag), or set capture to true.' });
+}
+
+function serviceFacts(serviceRequest: Record<string, unknown>): ServiceFacts {
+  const currencyFact = firstServiceValue(serviceRequest, SERVICE_PATHS.currency);
+  const cardFact = firstServiceValue(serviceRequest, SERVICE_PATHS.card_number);
+  const pan = cardFact ? panParts(cardFact.value) : null;
+  const declared = firstServiceValue(serviceRequest, SERVICE_PATHS.card_brand);
+  const iinBrand = pan ? brandOf(pan.bin) : null;
+  const brand = declared && typeof declared.value === 'string'
+    ? { value: normBrand(declared.value) ?? declared.value.toUpperCase(), path: declared.path, declared: true }
+    : iinBrand && cardFact ? { value: iinBrand, path: cardFact.path, declared: false } : null;
+  return {
+    request: serviceRequest,
+    currency: typeof currencyFact?.value === 'string' ? currencyFact.value.toUpperCase() : null,
+    pan,
+    brand,
+    value: (concept) => {
+      const found = firstServiceValue(serviceRequest, SERVICE_PATHS[concept]);
+      if (found) return found;
+      const fallback = SERVICE_DEFAULTS[concept];
+      return fallback ? { ...fallback, defaulted: true } : null;
+    },
+  };
 }
 
 export function runPipeline(input: PipelineInput): ValidationReport {
   const g = new Grader();
   const { serviceRequest, profile } = input;
-  const currencyFact = firstServiceValue(serviceRequest, SERVICE_PATHS.currency);
-  const cardFact = firstServiceValue(serviceRequest, SERVICE_PATHS.card_number);
-  const s: ServiceFacts = {
-    request: serviceRequest,
-    currency: typeof currencyFact?.value === 'string' ? currencyFact.value.toUpperCase() : null,
-    pan: cardFact ? panParts(cardFact.value) : null,
-    value: (concept) => firstServiceValue(serviceRequest, SERVICE_PATHS[concept]),
-  };
-  const legs = selectLegs(input.events);
+  const s = serviceFacts(serviceRequest);
+  const legs = selectLegs(input.events, profile);
+  const ctx: Context = { g, s, profile, provider: knownProvider(input.providerId ?? profile?.provider_id, legs.request?.event.base_url), decimalAmounts: false };
+  if (!profile) {
+    ctx.decimalAmounts = [legs.request, legs.response, ...legs.webhooks].some((body) => body?.value !== undefined
+      && cachedLeaves(body.value).leaves.some((l) => conceptOfKey(l.key, l.parent) === 'amount' && isDecimal(l.value)));
+  }
   if (!legs.request) {
     g.add({ code: 'NO_PROVIDER_REQUEST', category: 'INCOMPLETE_EXCHANGE', severity: 'WARNING', message: 'no REQUEST event was registered: only the provider answers can be compared', service_path: null, provider: null, expected: 'a REQUEST event', actual: null, suggested_fix: 'Register the request sent to the provider as a REQUEST event.' });
   } else if (legs.request.value === undefined) {
@@ -620,29 +935,48 @@ export function runPipeline(input: PipelineInput): ValidationReport {
     g.add({ code: 'ENUM_MISMATCH', category: 'ENUM_MISMATCH', severity: 'ERROR', message: `the registration declares payment_method_type ${declared} but the service request has ${serviceType.value}`, service_path: serviceType.path, provider: null, expected: declared, actual: serviceType.value, suggested_fix: `Set payment_method.type to ${declared} (or register the traffic with the right payment_method_type).` });
   }
 
-  for (const body of [legs.request, legs.response, ...legs.webhooks]) {
+  const cardOnly = new Set<Concept>(['card_last4', 'card_brand', 'card_bin', 'card_number']);
+  const answerConcepts = new Set<Concept>(['card_last4', 'card_brand', 'card_bin', 'amount', 'currency']);
+  let brandSeen = false;
+  let payloadSaysCapture = false;
+  const bodies: Array<[LegBody | undefined, 'main' | 'auxiliary']> = [[legs.request, 'main'], [legs.response, 'main'], ...legs.webhooks.map((w) => [w, 'main'] as [LegBody, 'main']), ...legs.auxiliary.map((a) => [a, 'auxiliary'] as [LegBody, 'auxiliary'])];
+  for (const [body, role] of bodies) {
     if (!body || body.value === undefined) continue;
     const located = locateConcepts(body, profile);
     for (const [concept, loc] of located) {
-      // Answers are compared for what they add (card, amounts); request fields do the rest.
-      if (body.leg !== 'REQUEST' && !['card_last4', 'card_brand', 'amount', 'currency'].includes(concept)) continue;
+      // Answers are compared for what they add (card, amounts); request fields do the rest; other calls for the card.
+      if (role === 'auxiliary' ? !cardOnly.has(concept) : body.leg !== 'REQUEST' && !answerConcepts.has(concept)) continue;
+      if (concept === 'card_brand' && loc.value !== undefined && loc.value !== null) brandSeen = true;
       if (loc.value !== undefined) {
-        const sv = concept in SERVICE_PATHS ? s.value(concept as keyof typeof SERVICE_PATHS) : null;
+        const sv = concept in SERVICE_PATHS ? s.value(concept as ServiceConcept) : null;
         g.mapping.push({ concept, service_path: sv?.path ?? null, provider: loc.location, transform: loc.source === 'key' ? transformBetween(sv?.value, loc.value, s.currency) : loc.transform, source: loc.source });
       }
-      compareConcept(g, concept, s, loc, profile);
+      compareConcept(ctx, concept, loc);
     }
-    if (body.leg === 'REQUEST' && !profile) {
-      const keyed = new Set(g.mapping.map((m) => `${m.provider.event_index}:${m.provider.path}`));
-      for (const match of inferByValue(serviceRequest, body, s.currency)) {
-        if (keyed.has(`${match.location.event_index}:${match.location.path}`)) continue;
-        g.mapping.push({ concept: null, service_path: match.servicePath, provider: match.location, transform: match.transform, source: 'value' });
+    if (body === legs.request) {
+      if (!profile) {
+        const keyed = new Set(g.mapping.map((m) => `${m.provider.event_index}:${m.provider.path}`));
+        for (const match of inferByValue(serviceRequest, body, s.currency)) {
+          if (keyed.has(`${match.location.event_index}:${match.location.path}`)) continue;
+          g.mapping.push({ concept: null, service_path: match.servicePath, provider: match.location, transform: match.transform, source: 'value' });
+        }
       }
+      checkNotSent(ctx, body, located);
+      checkMetadata(ctx, body, located);
+      checkCaptureDefault(ctx, body, located);
+      const capture = located.get('capture');
+      payloadSaysCapture = !!capture && providerCapture(capture).meaning !== null;
     }
-    if (body.leg === 'REQUEST') checkMetadata(g, serviceRequest, body, profile);
   }
-  checkOperationType(g, s, legs.request);
-  checkProviderOutcome(g, legs, profile);
+  // A declared brand the card's own IIN contradicts, when no provider leg reports a brand.
+  if (!brandSeen && s.brand?.declared && s.pan) {
+    const iin = brandOf(s.pan.bin);
+    if (iin && iin !== s.brand.value) g.add({ code: 'CARD_BRAND_MISMATCH', category: 'VALUE_INCONSISTENCY', severity: 'ERROR', message: `the declared card brand ${s.brand.value} contradicts the card's IIN (${iin})`, service_path: s.brand.path, provider: null, expected: iin, actual: s.brand.value, suggested_fix: `Set ${s.brand.path} to ${iin} or leave it out.` });
+  }
+  // The provider payload says whether it captures; the registered operation_type decides only
+  // when the payload is silent (otherwise a label that disagrees is information).
+  checkOperationType(g, s, legs.request, payloadSaysCapture ? 'INFO' : 'ERROR');
+  checkProviderOutcome(ctx, legs);
 
   const summary = { errors: 0, warnings: 0, infos: 0 };
   let score = 100;

@@ -88,3 +88,23 @@ export function serviceViewOfPayment(record: PaymentRecord): Record<string, unkn
     metadata: record.metadata,
   };
 }
+
+/**
+ * What a registration without provider_id / payment_method_type takes from its partner leg
+ * (the dry-run payment it pairs with by merchant_reference): the payment method type, and the
+ * facts routing needs to name the provider the payment would go to.
+ */
+export function partnerLegFacts(request: Record<string, unknown>): {
+  paymentMethodType: string | null;
+  routing: { country: string; paymentMethodType: string; currency: string; amount: number; cardBrand: string | null; iin: string | null } | null;
+} {
+  const method = request.payment_method as { type?: unknown; detail?: { card?: { number?: unknown; brand?: unknown } } } | undefined;
+  const type = typeof method?.type === 'string' ? method.type : null;
+  const amount = request.amount as { currency?: unknown; value?: unknown } | undefined;
+  const pan = typeof method?.detail?.card?.number === 'string' ? /\[PAN:(\d{6})/.exec(method.detail.card.number)?.[1] ?? null : null;
+  const declared = typeof method?.detail?.card?.brand === 'string' ? method.detail.card.brand : null;
+  const routing = type && typeof request.country === 'string' && typeof amount?.currency === 'string' && typeof amount.value === 'number'
+    ? { country: request.country, paymentMethodType: type, currency: amount.currency, amount: amount.value, cardBrand: declared ?? (pan ? brandOf(pan) : null), iin: pan }
+    : null;
+  return { paymentMethodType: type, routing };
+}

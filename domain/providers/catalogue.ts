@@ -61,6 +61,8 @@ export interface ProviderEntry {
   readonly amountUnit: AmountUnit;
   readonly countryFormat: CountryFormat | null;
   readonly docsUrl: string;
+  /** Domains of the provider's API hosts (live and test), so traffic names its provider. */
+  readonly apiDomains?: readonly string[];
 }
 
 // ---- country groups (ISO 3166-1 alpha-2) --------------------------------------------
@@ -93,6 +95,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'payout', 'split'],
     credits: { BANK_TRANSFER: ['US', 'CA', 'GB', ...EU, 'AU'] },
     amountUnit: 'minor', countryFormat: 'alpha-2', docsUrl: 'https://docs.stripe.com/api',
+    apiDomains: ['stripe.com'],
   },
   {
     code: 'ADYEN', name: 'Adyen',
@@ -104,6 +107,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     // Adyen documents that unreferenced refunds are not possible in Brazil and Mexico.
     credits: { CARD: ['US', 'CA', ...EUROPE, 'AU', 'NZ', 'JP', 'SG', 'HK', 'MY', 'AE'], BANK_TRANSFER: ['US', 'CA', ...EUROPE, 'AU'] },
     amountUnit: 'minor', countryFormat: 'alpha-2', docsUrl: 'https://docs.adyen.com/api-explorer/',
+    apiDomains: ['adyen.com', 'adyenpayments.com'],
   },
   {
     code: 'CHECKOUT', name: 'Checkout.com',
@@ -115,6 +119,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     // Unreferenced refunds are documented for US-issued cards on payments made in the US.
     credits: { CARD: ['US'], BANK_TRANSFER: ['US', 'GB', ...EU] },
     amountUnit: 'minor', countryFormat: 'alpha-2', docsUrl: 'https://www.checkout.com/docs',
+    apiDomains: ['checkout.com'],
   },
   {
     code: 'BRAINTREE', name: 'Braintree',
@@ -126,6 +131,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'unreferenced_refund'],
     credits: { CARD: ['US', 'CA'] },
     amountUnit: 'major', countryFormat: 'alpha-2', docsUrl: 'https://developer.paypal.com/braintree/docs',
+    apiDomains: ['braintreegateway.com'],
   },
   {
     code: 'WORLDPAY', name: 'Worldpay',
@@ -136,6 +142,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'unreferenced_refund', 'payout'],
     credits: { CARD: ['US', 'GB', ...EU], BANK_TRANSFER: ['US', 'GB', ...EU] },
     amountUnit: 'minor', countryFormat: 'alpha-2', docsUrl: 'https://developer.worldpay.com/',
+    apiDomains: ['worldpay.com'],
   },
   {
     code: 'CYBERSOURCE', name: 'Cybersource',
@@ -147,6 +154,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'unreferenced_refund'],
     credits: { CARD: ['US', 'CA', 'GB', ...EU, 'AU', 'NZ', 'SG', 'HK', 'AE'] },
     amountUnit: 'major', countryFormat: 'alpha-2', docsUrl: 'https://developer.cybersource.com/api-reference-assets/index.html',
+    apiDomains: ['cybersource.com'],
   },
   {
     code: 'AUTHORIZE_NET', name: 'Authorize.net',
@@ -158,6 +166,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: ['authorize', 'capture', 'partial_capture', 'cancel', 'refund', 'partial_refund', 'unreferenced_refund', 'tokenization'],
     credits: { CARD: ['US'] },
     amountUnit: 'major', countryFormat: null, docsUrl: 'https://developer.authorize.net/api/reference/',
+    apiDomains: ['authorize.net'],
   },
   {
     code: 'PAYPAL', name: 'PayPal',
@@ -406,6 +415,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'payout'],
     credits: { BANK_TRANSFER: ['AR', 'BO', 'BR', 'CL', 'CO', 'CR', 'DO', 'EC', 'GT', 'MX', 'PA', 'PE', 'PY', 'SV', 'UY', 'IN', 'ID', 'MY', 'PH', 'TH', 'VN', 'TR', 'EG', 'MA', 'NG', 'KE', 'GH', 'ZA'] },
     amountUnit: 'major', countryFormat: 'alpha-2', docsUrl: 'https://docs.dlocal.com/',
+    apiDomains: ['dlocal.com'],
   },
   {
     code: 'EBANX', name: 'EBANX',
@@ -416,6 +426,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: ['authorize', 'capture', 'cancel', 'refund', 'partial_refund', 'payout', 'three_d_secure', 'tokenization'],
     credits: { BANK_TRANSFER: ['BR', 'MX', 'CO', 'CL', 'PE', 'AR'], WALLET: ['BR'] },
     amountUnit: 'major', countryFormat: 'alpha-2', docsUrl: 'https://docs.ebanx.com/',
+    apiDomains: ['ebanx.com'],
   },
   {
     code: 'MERCADO_PAGO', name: 'Mercado Pago',
@@ -426,6 +437,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'split'],
     credits: NO_CREDITS,
     amountUnit: 'major', countryFormat: null, docsUrl: 'https://www.mercadopago.com/developers/en/reference',
+    apiDomains: ['mercadopago.com', 'mercadolibre.com'],
   },
   {
     code: 'PAYU', name: 'PayU Latam',
@@ -436,6 +448,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: ['authorize', 'capture', 'cancel', 'refund', 'partial_refund', 'tokenization'],
     credits: NO_CREDITS,
     amountUnit: 'major', countryFormat: 'alpha-2', docsUrl: 'https://developers.payulatam.com/latam/en/docs.html',
+    apiDomains: ['payulatam.com'],
   },
   {
     code: 'KUSHKI', name: 'Kushki',
@@ -613,6 +626,12 @@ const BY_CODE = new Map(PROVIDER_CATALOGUE.map((p) => [p.code, p]));
 
 export function providerEntry(code: string): ProviderEntry | undefined {
   return BY_CODE.get(code);
+}
+
+/** The provider whose API answers at this host (api.stripe.com, checkout-test.adyen.com...). */
+export function providerByHost(host: string): ProviderEntry | undefined {
+  const h = host.toLowerCase();
+  return PROVIDER_CATALOGUE.find((p) => p.apiDomains?.some((d) => h === d || h.endsWith(`.${d}`)));
 }
 
 export function isCatalogueProvider(code: string): boolean {

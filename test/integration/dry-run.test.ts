@@ -295,6 +295,20 @@ describe('dry-run (integration)', function () {
       assert.equal(await stack.db.collection('payments').countDocuments({ merchant_order_id: reference }), 0);
     });
 
+    it('a registration paired by merchant_reference takes payment_method_type from its partner leg when omitted', async () => {
+      const reference = uniqueReference('partner');
+      const { provider_id: _omitted, ...body } = registrationBody(reference);
+      const reg = await register(merchant, body);
+      assert.equal(reg.status, 201, JSON.stringify(reg.body));
+      assert.equal(reg.body.payment_method_type ?? null, null);
+      await dryRunPay(merchant, paymentFor(merchant, reference));
+      const validated = await waitForRegistration(merchant, reg.body.id, (r) => r.status === 'VALIDATED');
+      assert.equal(validated.payment_method_type, 'CARD');
+      // No routing rule names a provider for this account: provider_id stays unknown (generic mode).
+      assert.equal(validated.provider_id ?? null, null);
+      assert.equal(validated.report.mode, 'generic');
+    });
+
     it('the Dry-run payment first, then the registration; validated with the same codec as a real payment', async () => {
       const reference = uniqueReference('order');
       const invalid = await dryRunPay(merchant, { ...paymentFor(merchant, reference), amount: { currency: 'BRL', value: -1 } });

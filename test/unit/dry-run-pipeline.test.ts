@@ -72,11 +72,20 @@ describe('unit: dry-run validation pipeline (declarative profile)', () => {
     assert.equal(f.expected, 'DEBIT_CARD');
   });
 
-  it('unmapped metadata: a provider metadata key the service request does not carry', () => {
+  it('unmapped metadata: a provider metadata key the service request does not carry is information only', () => {
     const report = grade(serviceRequest(), exchange(providerRequestBody({ metadata: { campaign: 'spring', channel: 'app' } })));
     const f = report.findings.find((x) => x.code === 'UNMAPPED_METADATA')!;
     assert.equal(f.provider?.path, 'metadata.channel');
+    assert.equal(f.severity, 'INFO');
+    assert.equal(report.verdict, 'PASS');
+  });
+
+  it('unmapped metadata: merchant metadata that never reached the provider is a finding', () => {
+    const report = grade(serviceRequest({ metadata: [{ key: 'campaign', value: 'spring' }, { key: 'store', value: 'sp-01' }] }), exchange());
+    const f = report.findings.find((x) => x.code === 'UNMAPPED_METADATA')!;
+    assert.equal(f.service_path, 'metadata');
     assert.equal(f.severity, 'WARNING');
+    assert.deepEqual(f.expected, { key: 'store', value: 'sp-01' });
   });
 
   it('amount in minor units instead of major units', () => {
