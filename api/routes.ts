@@ -6,7 +6,8 @@
 import Router from '@koa/router';
 import type { Next } from 'koa';
 import * as t from 'io-ts';
-import { decodeOrThrow } from '../domain/errors';
+import { ApiError, decodeOrThrow } from '../domain/errors';
+import { hasUnstorableText } from '../domain/nesting';
 import type { AppContext } from './context';
 import type { ErrorArea } from './errors';
 import { AUTH_MODES, type AuthMode } from './middleware/auth';
@@ -101,6 +102,7 @@ export class RouteTable {
     ];
     if (AUTH_MODES.includes(spec.auth)) chain.push(this.middlewares.auth(spec.auth as AuthMode));
     if (!spec.unlimited) chain.push(this.middlewares.rateLimit);
+    chain.push(refuseUnstorableParameters(spec));
     chain.push(...extra);
     if (readsJsonBody(spec)) chain.push(this.middlewares.jsonBody);
     if (spec.idempotency) chain.push(this.middlewares.idempotency(spec.idempotency));
@@ -111,4 +113,30 @@ export class RouteTable {
     const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     (this.router[method] as (path: string, ...mw: Middleware[]) => unknown)(spec.path, ...chain);
   }
+}
+
+/**
+ * A path or query parameter holding U+0000 or a lone surrogate can name nothing and match
+ * nothing (no store keeps such text; PostgreSQL-backed ones refuse it outright): a path
+ * parameter answers like a missing resource where the route has one, a declared query
+ * parameter 400, before any lookup.
+ */
+function refuseUnstorableParameters(spec: RouteSpec): Middleware {
+  return async (ctx, next) => {
+    for (const [name, value] of Object.entries<string>(ctx.params ?? {})) {
+      if (typeof value === 'string' && hasUnstorableText(value)) {
+        if (spec.responses[404]) throw new ApiError('not_found', `no resource has this ${name}`);
+        throw new ApiError('validation', `${name} must not contain the NUL character or an unpaired UTF-16 surrogate`, { fieldErrors: [{ field: name, code: 'INVALID', message: `${name} is not a valid identifier` }] });
+      }
+    }
+    // Only the declared ones: the others are never read.
+    for (const { name } of spec.query ?? []) {
+      const value = ctx.query[name];
+      if (value !== undefined && [value].flat().some((v) => typeof v === 'string' && hasUnstorableText(v))) {
+        const message = `query parameter ${name} must not contain the NUL character or an unpaired UTF-16 surrogate`;
+        throw new ApiError('validation', message, { fieldErrors: [{ field: name, code: 'INVALID', message }] });
+      }
+    }
+    return next();
+  };
 }

@@ -101,3 +101,36 @@ export function prototypeKey(value: unknown, path: string[] = []): { key: string
   }
   return null;
 }
+
+/**
+ * Text no store keeps as sent: U+0000 (PostgreSQL's jsonb and MongoDB keys refuse it) and
+ * lone UTF-16 surrogates (written to UTF-8 as U+FFFD, so the stored value would differ from
+ * the accepted one). Neither has a use in a payment request.
+ */
+export function hasUnstorableText(text: string): boolean {
+  return text.includes('\u0000') || !text.isWellFormed();
+}
+
+/**
+ * In a JSON text (already UTF-8, so surrogates and NUL can only arrive as `\u` escapes),
+ * whether a parsed value may carry unstorable text: the cheap test before walking it.
+ */
+export function jsonMayCarryUnstorableText(text: string): boolean {
+  return /\\u(?:0000|[dD][89a-fA-F])/.test(text);
+}
+
+/** The path of the first key or string in `value` holding unstorable text, if any. */
+export function unstorableTextPath(value: unknown, path: string[] = []): string | null {
+  if (typeof value === 'string') return hasUnstorableText(value) ? path.join('.') : null;
+  if (value === null || typeof value !== 'object') return null;
+  const isArray = Array.isArray(value);
+  const entries: Array<[string, unknown]> = isArray ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  for (const [key, child] of entries) {
+    path.push(key);
+    if (!isArray && hasUnstorableText(key)) return path.join('.');
+    const found = unstorableTextPath(child, path);
+    if (found !== null) return found;
+    path.pop();
+  }
+  return null;
+}

@@ -5,14 +5,15 @@
  *   call, a dry-run registration of 10 events at their maximum encoded sizes
  *   (10 x (1,398,000 + 87,400) characters plus JSON framing);
  * - 400 for bytes that are not UTF-8 (refused, never replaced by U+FFFD), a body that is not
- *   a JSON object or array, malformed JSON, nesting deeper than MAX_NESTING_DEPTH levels, or
- *   a `__proto__` key (named with its path).
+ *   a JSON object or array, malformed JSON, nesting deeper than MAX_NESTING_DEPTH levels, a
+ *   `__proto__` key, or a key or string holding U+0000 or a lone surrogate (each named with
+ *   its path: no store keeps such text as sent).
  */
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Next } from 'koa';
 import { ApiError } from '../../domain/errors';
-import { jsonNestingExceeds, MAX_NESTING_DEPTH, prototypeKey } from '../../domain/nesting';
+import { jsonMayCarryUnstorableText, jsonNestingExceeds, MAX_NESTING_DEPTH, prototypeKey, unstorableTextPath } from '../../domain/nesting';
 import type { AppContext } from '../context';
 
 export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
@@ -95,6 +96,12 @@ export function parseJsonBody(bytes: Buffer): { value: unknown; text: string } {
   if (forbidden) {
     const message = `the body must not contain the key "${forbidden.key}" (at ${forbidden.path})`;
     throw new ApiError('validation', message, { fieldErrors: [{ field: forbidden.path, code: 'FORBIDDEN_KEY', message }] });
+  }
+  const unstorable = jsonMayCarryUnstorableText(text) ? unstorableTextPath(value) : null;
+  if (unstorable !== null) {
+    const field = unstorable || '(root)';
+    const message = `${field} must not contain the NUL character (\\u0000) or an unpaired UTF-16 surrogate`;
+    throw new ApiError('validation', message, { fieldErrors: [{ field, code: 'INVALID', message }] });
   }
   return { value, text };
 }

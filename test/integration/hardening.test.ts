@@ -74,6 +74,34 @@ describe('hardening (integration)', function () {
       assert.doesNotMatch(top.body.message, /not valid JSON/);
     });
 
+    it('400 naming the field for U+0000 or a lone surrogate in a value or a key, in every area; a path id holding one is a missing resource', async () => {
+      for (const [rawBody, field] of [
+        ['{"message":"a\\u0000b"}', 'message'],
+        ['{"message":"x","extra":{"list":["ok","\\ud800"]}}', 'extra.list.1'],
+        ['{"message":"x","extra":{"k\\u0000":1}}', 'extra.k\u0000'],
+      ] as const) {
+        const r = await call('/v1/pings', { rawBody, credentials: merchant, headers: JSON_TYPE });
+        assert.equal(r.status, 400, r.text);
+        assert.equal(r.body.code, 'VALIDATION_ERROR');
+        assert.equal(r.body.errors[0].field, field);
+        assert.match(r.body.message, /NUL character .* unpaired UTF-16 surrogate/);
+      }
+      const campaign = await call('/v1/campaigns', { rawBody: '{"name":"\\u0000\\u202e<script>"}', credentials: merchant, headers: { ...JSON_TYPE, 'x-idempotency-key': `nul-${Date.now()}` } });
+      assert.equal(campaign.status, 400, campaign.text);
+      assert.equal(campaign.body.code, 400);
+      const dryRun = await call('/v1/dry-run/provider-events', { rawBody: '{"merchant_reference":"nul\\u0000ref","events":[]}', credentials: merchant, headers: JSON_TYPE });
+      assert.equal(dryRun.status, 400);
+      assert.equal(dryRun.body.code, 'TRAFFIC_LOG_VALIDATION_FAILED');
+      // A paired surrogate (an emoji written as escapes) is ordinary text.
+      const emoji = await call('/v1/pings', { rawBody: '{"message":"\\ud83d\\ude00"}', credentials: merchant, headers: JSON_TYPE });
+      assert.equal(emoji.status, 201, emoji.text);
+      assert.equal(emoji.body.message, '\u{1F600}');
+      for (const path of ['/v1/customers/%00', '/v1/subscriptions/a%00b', '/v1/accounts/%00/routing-rules', '/v1/refunds/unreferenced/%00']) {
+        const missing = await call(path, { credentials: merchant });
+        assert.equal(missing.status, 404, `${path}: ${missing.text}`);
+      }
+    });
+
     it('400 for a body that is not valid UTF-8 instead of replacing the bytes', async () => {
       const rawBody = Buffer.concat([Buffer.from('{"message":"caf'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
       const r = await call('/v1/pings', { rawBody, credentials: merchant, headers: JSON_TYPE });
