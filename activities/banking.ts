@@ -4,7 +4,8 @@
  * the transfer insert and the events are keyed, and a status update applies only from the
  * state before it, so a retried activity never rewrites a later state or its timestamps.
  * (Only the transfer's own workflow writes, one activity at a time, so these conditional
- * updates decide no race.)
+ * updates decide no race.) Each event is written before the status it announces, so a reader
+ * never sees a status without its event; the API shows only the events of statuses reached.
  */
 import type { BankingTransferStatus } from '../domain/banking';
 import { sandboxSettlement, settlementDelayMs, SettlementOutcome } from '../domain/banking';
@@ -56,8 +57,8 @@ export function createBankingActivities(deps: ActivityDeps) {
       const transfer = await load(transferId);
       const providerTransferId = `sbk_tr_${keyedHash(deps.keyring, 'fingerprint', transferId, 'sandbox-bank').slice(0, 24)}`;
       const now = new Date();
-      await transfers.updateOne({ _id: transferId, status: 'PENDING' }, { $set: { status: 'PROCESSING', 'provider.transfer_id': providerTransferId, updated_at: now } });
       await recordEvent(transfer, 'PROCESSING', now);
+      await transfers.updateOne({ _id: transferId, status: 'PENDING' }, { $set: { status: 'PROCESSING', 'provider.transfer_id': providerTransferId, updated_at: now } });
       return { settlesInMs: settlementDelayMs(transfer.payment_rail, transfer.destination_account_id !== null, deps.config.bankingSettlementTimeScale) };
     },
 
@@ -67,8 +68,8 @@ export function createBankingActivities(deps: ActivityDeps) {
       const destination = transfer.destination_account;
       const outcome = sandboxSettlement(transfer.amount.value, destination?.account_number_last_4 ?? destination?.iban_last_4 ?? null);
       const now = new Date();
-      await transfers.updateOne({ _id: transferId, status: 'PROCESSING' }, { $set: { status: outcome.status, failure: outcome.failure, updated_at: now, completed_at: now } });
       await recordEvent(transfer, outcome.status, now);
+      await transfers.updateOne({ _id: transferId, status: 'PROCESSING' }, { $set: { status: outcome.status, failure: outcome.failure, updated_at: now, completed_at: now } });
       return outcome;
     },
   };

@@ -34,6 +34,12 @@ export const RAILS_BY_REGION: Record<BankingRegion, readonly PaymentRail[]> = {
 export const BANKING_TRANSFER_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
 export type BankingTransferStatus = (typeof BANKING_TRANSFER_STATUSES)[number];
 
+/** Whether a transfer now in `current` has passed through `status` (PENDING → PROCESSING → COMPLETED | FAILED). */
+export function bankingStatusReached(current: BankingTransferStatus, status: BankingTransferStatus): boolean {
+  const step = (s: BankingTransferStatus) => (s === 'PENDING' ? 0 : s === 'PROCESSING' ? 1 : 2);
+  return step(status) < step(current) || status === current;
+}
+
 /** Typical time from submission to settlement on each rail, in milliseconds. */
 export const SETTLEMENT_MS: Record<PaymentRail, number> = {
   RTP: 5_000,

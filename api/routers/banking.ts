@@ -18,7 +18,7 @@ import {
   newProviderAccountId,
   StoredDestinationAccount,
 } from '../../activities/repositories/banking';
-import { last4, transferErrors, type DestinationAccountInput, type TransferAccountFacts } from '../../domain/banking';
+import { bankingStatusReached, last4, transferErrors, type BankingTransferStatus, type DestinationAccountInput, type TransferAccountFacts } from '../../domain/banking';
 import { BankingAccount, BankingAccountCreateRequest, BankingTransfer, BankingTransferRequest } from '../../domain/codecs/banking';
 import { isUuid } from '../../domain/codecs/common';
 import { openString, sealString, type Keyring } from '../../domain/crypto';
@@ -96,7 +96,10 @@ function transferView(keyring: Keyring, record: BankingTransferRecord<Date | str
     payment_rail: record.payment_rail,
     description: record.description,
     failure: record.failure,
-    events: events.map((e) => ({ id: e._id, type: e.type, status: e.status, created_at: iso(e.created_at) })),
+    // An event is written just before the status it announces: show those the transfer has reached.
+    events: events
+      .filter((e) => bankingStatusReached(record.status, e.status as BankingTransferStatus))
+      .map((e) => ({ id: e._id, type: e.type, status: e.status, created_at: iso(e.created_at) })),
     created_at: iso(record.created_at),
     updated_at: iso(record.updated_at),
     completed_at: record.completed_at ? iso(record.completed_at) : null,
