@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { call, getStack, newMerchant } from '../support/stack';
+import { call, getStack, newMerchant, errorBody } from '../support/stack';
 import { onboardingBody, recipientBody } from '../support/recipients';
 import { dryRunPay, paymentFor, register, registrationBody, uniqueReference, waitForRegistration } from '../support/dry-run';
 
@@ -460,7 +460,7 @@ describe('contract: the whitelabel embed token works on every read endpoint READ
     assert.equal(noOrg.body.code, 'INVALID_REQUEST');
     const bad = await call(path, { headers: { authorization: 'Bearer not.a.token', 'x-organization-code': merchant.organization_code } });
     assert.equal(bad.status, 401);
-    assert.deepEqual(bad.body, { code: 'INVALID_CREDENTIALS', messages: ['the bearer token is not valid'] });
+    assert.deepEqual(errorBody(bad.body), { code: 'INVALID_CREDENTIALS', messages: ['the bearer token is not valid'] });
   });
 });
 
