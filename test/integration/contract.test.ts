@@ -93,7 +93,8 @@ describe('contract: credentials answer in the vocabulary of the route\'s area', 
         const expected = CREDENTIAL_CODES[op.area][pick];
         const code = op.area === 'campaigns' ? response.body?.details?.error_code : response.body?.code;
         const keys = Object.keys(response.body ?? {}).sort();
-        if (response.status !== 401 || code !== expected || JSON.stringify(keys) !== JSON.stringify(SHAPES[op.area])) {
+        const docUrl = `${(await getStack()).config.publicBaseUrl}/docs#errors-${expected.toLowerCase().replace(/_/g, '-')}`;
+        if (response.status !== 401 || code !== expected || JSON.stringify(keys) !== JSON.stringify([...SHAPES[op.area], 'doc_url'].sort()) || response.body.doc_url !== docUrl) {
           wrong.push(`${op.method} ${op.path} (${op.area}): ${response.status} ${JSON.stringify(response.body)}, expected 401 ${expected}`);
         }
         if (op.area === 'campaigns') assert.equal(response.body.code, 401);
