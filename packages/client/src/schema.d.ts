@@ -501,9 +501,29 @@ export interface paths {
         get: operations["getWebhookEndpoint"];
         /**
          * Set the account webhook URL (and rotate its signing secret)
-         * @description Switchyard sends events (payment.succeeded, payment.declined, payment.pending, payment.captured, payment.canceled, payment.refunded, payment.failed, payment.expired) as POST JSON {id, type, created_at, account_id, data} to the payment's callback_url, or else to the account webhook URL (PUT /v1/accounts/{account_id}/webhook). Each request carries `Switchyard-Signature: t=<unix seconds>,v1=<hex>` where v1 = HMAC-SHA256(account webhook secret, "<t>.<raw body>"); verify it in constant time and reject t older than 300 s. Any answer other than 2xx (or no answer within 5 s) is retried with exponential backoff (30 s, 60 s, 120 s... 8 attempts by default); every attempt is listed by GET /v1/webhooks/deliveries. Deliveries can repeat: deduplicate on the event id.
+         * @description Switchyard sends events (payment.succeeded, payment.declined, payment.pending, payment.captured, payment.canceled, payment.refunded, payment.failed, payment.expired) as POST JSON {id, type, created_at, account_id, data} to the payment's callback_url, or else to the account webhook URL (PUT /v1/accounts/{account_id}/webhook). Each request carries `Switchyard-Signature: t=<unix seconds>,v1=<hex>` where v1 = HMAC-SHA256(account webhook secret, "<t>.<raw body>"); verify it in constant time and reject t older than 300 s. Any answer other than 2xx (or no answer within 5 s) is retried with exponential backoff (30 s, 60 s, 120 s... 8 attempts by default); every attempt is listed by GET /v1/webhooks/deliveries. Deliveries can repeat: deduplicate on the event id. GET /v1/webhook-events lists the organization's events, signed, for forwarding to a local URL (`switchyard listen --forward-to <url>`).
          */
         put: operations["setWebhookEndpoint"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's webhook events, each signed, as a long-poll listing (for `switchyard listen`)
+         * @description Every webhook event Switchyard announced for the organization's accounts (whatever its delivery URL, also when none is set), oldest first, kept 30 days. Each carries `body`, the exact bytes a webhook receiver gets, and `signature`, a `Switchyard-Signature` header value computed at answer time with the account's webhook secret over `body` (the secret itself is never in the answer): POST `body` with that header to a local URL and it verifies as a delivery does. This is what `switchyard listen --forward-to <url>` does. Long poll: with no event after `after`, the request waits up to `wait` seconds for one. Continue with `next_cursor`. Without `after` the listing starts now (nothing older); `after=0` starts at the oldest event kept. An event is listed about a second after it is announced.
+         */
+        get: operations["listWebhookEvents"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -5649,6 +5669,74 @@ export interface operations {
             };
             /** @description Content-Type is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEvents: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous answer, or `0` for the oldest event kept; without it the listing starts now */
+                after?: string;
+                /** @description seconds to wait for an event when there is none yet (0 to 30, default 0) */
+                wait?: number;
+                /** @description most events per answer (1 to 100, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events after the cursor, oldest first (none once `wait` has passed without any), and the cursor to continue from */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            id: string;
+                            type: string;
+                            /** Format: uuid */
+                            account_id: string;
+                            resource_type: string;
+                            resource_id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            body: string;
+                            signature: string;
+                        }[];
+                        next_cursor: string;
+                    };
+                };
+            };
+            /** @description NOT_AUTHENTICATED: no credentials sent; INVALID_CREDENTIALS: the credentials sent are not valid */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
