@@ -1,8 +1,8 @@
 /**
  * @switchyard/cli as a user gets it: `npm pack` of packages/cli, installed from the tarball
- * into a fresh project (offline: it has no dependencies), then its `switchyard` bin against
- * the stack: dry-run check on the shipped example, trigger, payments get, and listen
- * forwarding signed events to a local HTTP server.
+ * into a fresh project (offline: it has no dependencies; the typed client ships inside it),
+ * then its `switchyard` bin against the stack: dry-run check on the shipped example, trigger,
+ * payments get, and listen forwarding signed events to a local HTTP server.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -66,6 +66,28 @@ describe('@switchyard/cli, packed and installed (integration)', function () {
     const manifest = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', '@switchyard', 'cli', 'package.json'), 'utf8'));
     assert.equal(manifest.dependencies, undefined);
     assert.deepEqual(fs.readdirSync(path.join(project, 'node_modules', '@switchyard', 'cli')).sort(), ['README.md', 'bin', 'lib', 'package.json']);
+  });
+
+  it('carries the typed client it calls (lib/vendor/), as npm run client:generate writes it today', () => {
+    const { vendorFiles, VENDOR } = require(path.join(ROOT, 'packages', 'cli', 'scripts', 'vendor-client.js')) as { vendorFiles(): Record<string, string>; VENDOR: string };
+    const fresh = vendorFiles();
+    const installed = path.join(project, 'node_modules', '@switchyard', 'cli', 'lib', 'vendor');
+    assert.deepEqual(fs.readdirSync(VENDOR).sort(), Object.keys(fresh).sort());
+    for (const [name, text] of Object.entries(fresh)) {
+      assert.ok(fs.readFileSync(path.join(VENDOR, name), 'utf8') === text, `packages/cli/lib/vendor/${name} is stale: run \`npm run client:generate\` and commit it`);
+      assert.ok(fs.readFileSync(path.join(installed, name), 'utf8') === text, `the tarball's lib/vendor/${name} differs from the repository's`);
+    }
+    // The commands go through it: every API call names an OpenAPI path of the client's schema.
+    const schema = fs.readFileSync(path.join(ROOT, 'packages', 'client', 'src', 'schema.d.ts'), 'utf8');
+    const lib = ['common.js', 'commands.js', 'dry-run.js'].map((f) => fs.readFileSync(path.join(installed, '..', f), 'utf8')).join('\n');
+    assert.match(lib, /require\('\.\/vendor\/switchyard-client'\)/);
+    const calls = [...lib.matchAll(/\bapi\(options, '(GET|POST|PUT|PATCH|DELETE)', ([^,)]+)/g)].map((m) => m[2]);
+    assert.ok(calls.length >= 10, `found ${calls.length} API calls`);
+    for (const template of calls) {
+      assert.match(template, /^'\/v1\/[^']*'$/, `an API call with a computed path: ${template}`);
+      assert.ok(schema.includes(`"${template.slice(1, -1)}": {`), `${template} is not a path of the client's schema`);
+    }
+    assert.doesNotMatch(lib, /\bfetch\(`\$\{options\.url\}/, 'no call around the client');
   });
 
   it('npx switchyard dry-run check passes on the shipped example', async () => {

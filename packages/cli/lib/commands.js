@@ -9,10 +9,10 @@ const { EXIT, CliError, resolveConfig, api, sleep, resolveAccount } = require('.
 async function paymentsGet(options, id) {
   if (!id) throw new CliError('usage: switchyard payments get <payment_id> [--include-transactions] [--include-raw-response]', EXIT.usage);
   resolveConfig(options);
-  const query = new URLSearchParams();
-  if (options.includeTransactions) query.set('include_transactions', 'true');
-  if (options.includeRawResponse) query.set('include_raw_response', 'true');
-  const payment = await api(options, 'GET', `/v1/payments/${encodeURIComponent(id)}${query.size ? `?${query}` : ''}`);
+  const query = {};
+  if (options.includeTransactions) query.include_transactions = true;
+  if (options.includeRawResponse) query.include_raw_response = true;
+  const payment = await api(options, 'GET', '/v1/payments/{payment_id}', { params: { path: { payment_id: id }, query } });
   process.stdout.write(`${JSON.stringify(payment, null, 2)}\n`);
   return EXIT.ok;
 }
@@ -35,7 +35,7 @@ async function trigger(options, event) {
   resolveConfig(options);
   const accountId = await resolveAccount(options);
   const amount = Number(options.amount || 10);
-  let payment = await api(options, 'POST', '/v1/payments', {
+  let payment = await api(options, 'POST', '/v1/payments', { params: { header: { 'X-Idempotency-Key': crypto.randomUUID() } }, body: {
     account_id: accountId,
     description: `switchyard trigger ${event}`,
     country: options.country || 'US',
@@ -44,14 +44,17 @@ async function trigger(options, event) {
     capture: true,
     payment_method: { type: 'CARD', detail: { card: { number: plan.card, holder_name: 'SWITCHYARD TEST', expiration_month: 12, expiration_year: new Date().getUTCFullYear() + 3, security_code: '123' } } },
     metadata: [{ key: 'trigger', value: event }],
-  }, { 'x-idempotency-key': crypto.randomUUID() });
+  } });
   // A slow answer is PENDING: the outcome follows, read it back.
   for (let i = 0; payment.status === 'PENDING' && i < 60; i++) {
     await sleep(500);
-    payment = await api(options, 'GET', `/v1/payments/${payment.id}`);
+    payment = await api(options, 'GET', '/v1/payments/{payment_id}', { params: { path: { payment_id: payment.id } } });
   }
   if (plan.refund && payment.status === 'SUCCEEDED') {
-    payment = await api(options, 'POST', `/v1/payments/${payment.id}/refunds`, { amount, reason: 'switchyard trigger' }, { 'x-idempotency-key': crypto.randomUUID() });
+    payment = await api(options, 'POST', '/v1/payments/{payment_id}/refunds', {
+      params: { path: { payment_id: payment.id }, header: { 'X-Idempotency-Key': crypto.randomUUID() } },
+      body: { amount, reason: 'switchyard trigger' },
+    });
   }
   if (payment.status !== plan.expect) throw new CliError(`the test payment ${payment.id} ended ${payment.status}/${payment.sub_status}, not ${plan.expect}`, EXIT.api);
   process.stderr.write(`Triggered ${event}: payment ${payment.id} is ${payment.status}/${payment.sub_status}\n`);
@@ -80,12 +83,12 @@ async function listen(options) {
   // The signing secret a local handler needs (the account's; with several accounts, each has its own).
   const { accounts } = await api(options, 'GET', '/v1/accounts');
   for (const account of accounts.slice(0, 5)) {
-    const endpoint = await api(options, 'GET', `/v1/accounts/${account.id}/webhook`);
+    const endpoint = await api(options, 'GET', '/v1/accounts/{account_id}/webhook', { params: { path: { account_id: account.id } } });
     process.stderr.write(`Webhook signing secret of account ${account.id}: ${endpoint.secret}\n`);
   }
   let cursor = options.fromStart ? '0' : undefined;
   // The first call fixes "now" on the server's clock, so nothing announced from here on is missed.
-  if (cursor === undefined) cursor = (await api(options, 'GET', '/v1/webhook-events?wait=0&limit=1')).next_cursor;
+  if (cursor === undefined) cursor = (await api(options, 'GET', '/v1/webhook-events', { params: { query: { wait: 0, limit: 1 } } })).next_cursor;
   process.stderr.write(`Ready! Forwarding webhook events to ${target.href} (Ctrl-C to quit)\n`);
 
   let stopping = false;
@@ -98,7 +101,7 @@ async function listen(options) {
   while (!stopping && forwarded < maxEvents) {
     let page;
     try {
-      page = await api(options, 'GET', `/v1/webhook-events?after=${encodeURIComponent(cursor)}&wait=25&limit=50`);
+      page = await api(options, 'GET', '/v1/webhook-events', { params: { query: { after: cursor, wait: 25, limit: 50 } } });
     } catch (error) {
       if (error.exitCode !== EXIT.api || /answered 4\d\d/.test(error.message)) throw error;
       process.stderr.write(`${error.message}; retrying in 2 s\n`);

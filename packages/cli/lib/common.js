@@ -1,8 +1,11 @@
 'use strict';
 /**
  * What every command shares: argument parsing, configuration (flags or environment), exit
- * codes, and calls to the Switchyard API with the key pair. Node built-ins only.
+ * codes, and calls to the Switchyard API with the key pair through the typed client
+ * (@switchyard/client, bundled in lib/vendor/ with its one runtime module). No dependencies.
  */
+
+const { createSwitchyardClient } = require('./vendor/switchyard-client');
 
 const EXIT = { ok: 0, verdict: 1, usage: 2, api: 3 };
 
@@ -52,33 +55,35 @@ function resolveConfig(options, env = process.env) {
   return options;
 }
 
-/** One API call; a non-2xx answer becomes a CliError naming the code, the messages and the doc_url. */
-async function api(options, method, urlPath, body, headers = {}) {
-  let response;
+/** The typed client (@switchyard/client, bundled in lib/vendor/) for these options, made once. */
+function clientOf(options) {
+  if (!options.client) {
+    options.client = createSwitchyardClient({ baseUrl: options.url, publicKey: options.publicKey, secretKey: options.secretKey, headers: { 'user-agent': 'switchyard-cli' } });
+  }
+  return options.client;
+}
+
+/**
+ * One API call through @switchyard/client: `template` is the operation's OpenAPI path
+ * (`/v1/payments/{payment_id}`) and `init` its openapi-fetch options (`params.path`,
+ * `params.query`, `params.header`, `body`). Answers the JSON body; a non-2xx answer becomes a
+ * CliError naming the code, the messages and the doc_url.
+ */
+async function api(options, method, template, init = {}) {
+  const shown = template.replace(/\{([^}]+)\}/g, (whole, name) => (init.params && init.params.path && init.params.path[name] !== undefined ? init.params.path[name] : whole));
+  let result;
   try {
-    response = await fetch(`${options.url}${urlPath}`, {
-      method,
-      headers: { 'public-api-key': options.publicKey, 'private-secret-key': options.secretKey, 'user-agent': 'switchyard-cli', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-      body: body ? JSON.stringify(body) : undefined,
-    });
+    result = await clientOf(options)[method](template, init);
   } catch (error) {
     throw new CliError(`cannot reach Switchyard at ${options.url}: ${(error.cause && error.cause.message) || error.message}`, EXIT.api);
   }
-  const text = await response.text();
-  let parsed;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = text;
-  }
-  if (!response.ok) {
-    const detail =
-      parsed && typeof parsed === 'object'
-        ? `${parsed.details && parsed.details.error_code ? parsed.details.error_code : parsed.code}: ${(parsed.messages || [parsed.message || parsed.detail]).join('; ')}${parsed.doc_url ? ` (see ${parsed.doc_url})` : ''}`
-        : text.slice(0, 300);
-    throw new CliError(`${method} ${urlPath} answered ${response.status} ${detail}`, EXIT.api);
-  }
-  return parsed;
+  const { data, error, response } = result;
+  if (response.ok) return data === undefined ? null : data;
+  const detail =
+    error && typeof error === 'object'
+      ? `${error.details && error.details.error_code ? error.details.error_code : error.code}: ${(error.messages || [error.message || error.detail]).join('; ')}${error.doc_url ? ` (see ${error.doc_url})` : ''}`
+      : String(error === undefined ? '' : error).slice(0, 300);
+  throw new CliError(`${method} ${shown} answered ${response.status} ${detail}`, EXIT.api);
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

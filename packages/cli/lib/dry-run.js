@@ -202,20 +202,20 @@ async function check(options) {
   const reference = base.slice(0, 255);
 
   const started = Date.now();
-  const registration = await api(options, 'POST', '/v1/dry-run/provider-events', {
+  const registration = await api(options, 'POST', '/v1/dry-run/provider-events', { body: {
     merchant_reference: reference,
     events: traffic.events,
     ...(options.provider || traffic.provider_id ? { provider_id: options.provider || traffic.provider_id } : {}),
     ...(traffic.payment_method_type !== undefined ? { payment_method_type: traffic.payment_method_type } : {}),
     ...(payment.account_id ? { account_id: payment.account_id } : {}),
-  });
+  } });
   process.stderr.write(`registered ${registration.id} (${traffic.events.length} provider events, merchant_reference ${reference})\n`);
-  await api(options, 'POST', '/v1/payments', { ...payment, merchant_reference: reference }, { 'Dry-run': 'true' });
+  await api(options, 'POST', '/v1/payments', { params: { header: { 'Dry-run': 'true' } }, body: { ...payment, merchant_reference: reference } });
 
   const bar = progress();
   let current;
   for (;;) {
-    current = await api(options, 'GET', `/v1/dry-run/provider-events/${registration.id}`);
+    current = await api(options, 'GET', '/v1/dry-run/provider-events/{registration_id}', { params: { path: { registration_id: registration.id } } });
     const seconds = Math.round((Date.now() - started) / 1000);
     if (current.status === 'VALIDATED' && current.report) break;
     if (current.status === 'UNMATCHED') {
