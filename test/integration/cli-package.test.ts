@@ -100,7 +100,7 @@ describe('@switchyard/cli, packed and installed (integration)', function () {
 
   it('trigger creates payments producing each event, and payments get reads one', async () => {
     const outcomes: Record<string, string> = {};
-    for (const event of ['payment.succeeded', 'payment.declined', 'payment.refunded']) {
+    for (const event of ['payment.succeeded', 'payment.declined', 'payment.pending', 'payment.failed', 'payment.captured', 'payment.canceled', 'payment.refunded']) {
       const r = await run(bin, ['trigger', event]);
       assert.equal(r.code, 0, r.stderr + r.stdout);
       const printed = JSON.parse(r.stdout);
@@ -113,7 +113,18 @@ describe('@switchyard/cli, packed and installed (integration)', function () {
         assert.equal(payment.transactions.at(-1).type, 'REFUND');
       }
     }
-    assert.deepEqual(outcomes, { 'payment.succeeded': 'SUCCEEDED/CAPTURED', 'payment.declined': 'DECLINED/DECLINED', 'payment.refunded': 'REFUNDED/REFUNDED' });
+    assert.deepEqual(outcomes, {
+      'payment.succeeded': 'SUCCEEDED/CAPTURED', 'payment.declined': 'DECLINED/DECLINED', 'payment.pending': 'PENDING/WAITING_ADDITIONAL_STEP', 'payment.failed': 'ERROR/PROVIDER_ERROR',
+      'payment.captured': 'SUCCEEDED/PARTIALLY_CAPTURED', 'payment.canceled': 'CANCELED/CANCELED', 'payment.refunded': 'REFUNDED/REFUNDED',
+    });
+    // Each announced its event: the organization's event feed has one of every type.
+    let announced = new Set<string>();
+    for (const started = Date.now(); Date.now() - started < 20_000; await new Promise((r) => setTimeout(r, 500))) {
+      const feed = await call('/v1/webhook-events?after=0&limit=100', { credentials: merchant });
+      announced = new Set(feed.body.events.map((e: { type: string }) => e.type));
+      if (Object.keys(outcomes).every((event) => announced.has(event))) break;
+    }
+    for (const event of Object.keys(outcomes)) assert.ok(announced.has(event), `${event} not announced: ${[...announced]}`);
     const missing = await run(bin, ['payments', 'get', '00000000-0000-4000-8000-000000000000']);
     assert.equal(missing.code, 3);
     assert.match(missing.stderr, /404 PAYMENT_NOT_FOUND: .* \(see .*\/docs#errors-payment-not-found\)/);

@@ -17,17 +17,24 @@ async function paymentsGet(options, id) {
   return EXIT.ok;
 }
 
-/** Sandbox test cards (README, Payments) and what each trigger does with them. */
+/**
+ * Sandbox test cards (README, Payments) and what each trigger does with them: the card, whether
+ * the payment captures at once, the follow-up call (if any) and the status that announces the event.
+ */
+const APPROVED = '4111111111111111';
 const TRIGGERS = {
-  'payment.succeeded': { card: '4111111111111111', refund: false, expect: 'SUCCEEDED' },
-  'payment.declined': { card: '4000000000009979', refund: false, expect: 'DECLINED' },
-  'payment.refunded': { card: '4111111111111111', refund: true, expect: 'REFUNDED' },
+  'payment.succeeded': { card: APPROVED, capture: true, expect: 'SUCCEEDED/CAPTURED', does: 'an approved card, captured' },
+  'payment.declined': { card: '4000000000009979', capture: true, expect: 'DECLINED/DECLINED', does: 'a hard-declined card' },
+  'payment.pending': { card: '4000000000003220', capture: true, expect: 'PENDING/WAITING_ADDITIONAL_STEP', does: 'a card that requires 3-D Secure' },
+  'payment.failed': { card: '4000000000000119', capture: true, expect: 'ERROR/PROVIDER_ERROR', does: 'a card every provider answers with an error' },
+  'payment.captured': { card: APPROVED, capture: false, then: 'capture', expect: 'SUCCEEDED/PARTIALLY_CAPTURED', does: 'an approved card authorized, then half captured' },
+  'payment.canceled': { card: APPROVED, capture: false, then: 'cancel', expect: 'CANCELED/CANCELED', does: 'an approved card authorized, then canceled' },
+  'payment.refunded': { card: APPROVED, capture: true, then: 'refund', expect: 'REFUNDED/REFUNDED', does: 'an approved card, captured, then fully refunded' },
 };
 
 /**
- * `switchyard trigger <event>`: creates a sandbox test payment that produces the event
- * (approved card; hard-declined card; approved, captured, then fully refunded) on the
- * account (--account-id / SWITCHYARD_ACCOUNT_ID, or the organization's only account).
+ * `switchyard trigger <event>`: creates a sandbox test payment that produces the event (see
+ * TRIGGERS) on the account (--account-id / SWITCHYARD_ACCOUNT_ID, or the organization's only account).
  */
 async function trigger(options, event) {
   const plan = TRIGGERS[event];
@@ -35,28 +42,29 @@ async function trigger(options, event) {
   resolveConfig(options);
   const accountId = await resolveAccount(options);
   const amount = Number(options.amount || 10);
-  let payment = await api(options, 'POST', '/v1/payments', { params: { header: { 'X-Idempotency-Key': crypto.randomUUID() } }, body: {
+  const idempotency = () => ({ 'X-Idempotency-Key': crypto.randomUUID() });
+  let payment = await api(options, 'POST', '/v1/payments', { params: { header: idempotency() }, body: {
     account_id: accountId,
     description: `switchyard trigger ${event}`,
     country: options.country || 'US',
     merchant_order_id: `trigger-${Date.now().toString(36)}-${crypto.randomBytes(3).toString('hex')}`,
     amount: { currency: options.currency || 'USD', value: amount },
-    capture: true,
+    capture: plan.capture,
     payment_method: { type: 'CARD', detail: { card: { number: plan.card, holder_name: 'SWITCHYARD TEST', expiration_month: 12, expiration_year: new Date().getUTCFullYear() + 3, security_code: '123' } } },
     metadata: [{ key: 'trigger', value: event }],
   } });
-  // A slow answer is PENDING: the outcome follows, read it back.
-  for (let i = 0; payment.status === 'PENDING' && i < 60; i++) {
+  // A slow provider answers PENDING/PROCESSING: the outcome follows, read it back.
+  for (let i = 0; payment.sub_status === 'PROCESSING' && i < 60; i++) {
     await sleep(500);
     payment = await api(options, 'GET', '/v1/payments/{payment_id}', { params: { path: { payment_id: payment.id } } });
   }
-  if (plan.refund && payment.status === 'SUCCEEDED') {
-    payment = await api(options, 'POST', '/v1/payments/{payment_id}/refunds', {
-      params: { path: { payment_id: payment.id }, header: { 'X-Idempotency-Key': crypto.randomUUID() } },
-      body: { amount, reason: 'switchyard trigger' },
-    });
+  if (plan.then && payment.status === 'SUCCEEDED') {
+    const path = { payment_id: payment.id };
+    if (plan.then === 'refund') payment = await api(options, 'POST', '/v1/payments/{payment_id}/refunds', { params: { path, header: idempotency() }, body: { amount, reason: 'switchyard trigger' } });
+    if (plan.then === 'capture') payment = await api(options, 'POST', '/v1/payments/{payment_id}/capture', { params: { path, header: idempotency() }, body: { amount: Math.round(amount * 50) / 100 } });
+    if (plan.then === 'cancel') payment = await api(options, 'POST', '/v1/payments/{payment_id}/cancel', { params: { path, header: idempotency() }, body: {} });
   }
-  if (payment.status !== plan.expect) throw new CliError(`the test payment ${payment.id} ended ${payment.status}/${payment.sub_status}, not ${plan.expect}`, EXIT.api);
+  if (`${payment.status}/${payment.sub_status}` !== plan.expect) throw new CliError(`the test payment ${payment.id} ended ${payment.status}/${payment.sub_status}, not ${plan.expect}`, EXIT.api);
   process.stderr.write(`Triggered ${event}: payment ${payment.id} is ${payment.status}/${payment.sub_status}\n`);
   process.stdout.write(`${JSON.stringify({ event, payment_id: payment.id, status: payment.status, sub_status: payment.sub_status })}\n`);
   return EXIT.ok;
