@@ -58,7 +58,9 @@ table{border-collapse:collapse;margin:8px 0 16px} td,th{border:1px solid #ccc;pa
 <h1>Switchyard API</h1>
 <p>Authenticate every call with the <code>public-api-key</code> and <code>private-secret-key</code> headers
 (case-insensitive; the dry-run registration accepts either one; campaigns also accept <code>X-Public-Api-Key</code> /
-<code>X-Private-Secret-Key</code>). Every response carries <code>X-Request-Id</code>.</p>
+<code>X-Private-Secret-Key</code>). Every response carries <code>X-Request-Id</code>. The webhook event listing
+(<code>GET /v1/webhook-events</code>, what <code>switchyard listen</code> follows) takes the key pair only: its events are signed
+with the account's webhook secret.</p>
 <h2 id="idempotency">Idempotency</h2>
 <p>Send <code>X-Idempotency-Key</code> where an operation documents it. The first answer is kept for 24 hours per
 organization and replayed (header <code>Idempotent-Replayed: true</code>) for the same key. A concurrent request with

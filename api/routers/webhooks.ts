@@ -38,7 +38,9 @@ const EVENTS_DOC =
   `\`${SIGNATURE_HEADER}\` header value computed at answer time with the account's webhook secret over \`body\` (the secret itself is never in ` +
   'the answer): POST `body` with that header to a local URL and it verifies as a delivery does. This is what `switchyard listen --forward-to <url>` does. ' +
   'Long poll: with no event after `after`, the request waits up to `wait` seconds for one. Continue with `next_cursor`. Without `after` the ' +
-  'listing starts now (nothing older); `after=0` starts at the oldest event kept. An event is listed about a second after it is announced.';
+  'listing starts now (nothing older); `after=0` starts at the oldest event kept. An event is listed about a second after it is announced. ' +
+  'Authentication: the key pair only (`public-api-key` and `private-secret-key`; not the public key alone, not a whitelabel embed token), ' +
+  'as for reading the webhook secret itself (GET /v1/accounts/{account_id}/webhook).';
 
 export function registerWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
   const account = async (ctx: AppContext) => {

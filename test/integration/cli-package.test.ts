@@ -188,6 +188,9 @@ describe('@switchyard/cli, packed and installed (integration)', function () {
     assert.deepEqual([first.body.events[0].id, second.body.events[0].id], all.body.events.slice(0, 2).map((e: { id: string }) => e.id));
     const other = await newMerchant('Another organization');
     assert.deepEqual((await call('/v1/webhook-events?after=0', { credentials: other })).body.events, []);
+    // The key pair only: the events are signed with the account's webhook secret.
+    const publicOnly = await call('/v1/webhook-events?after=0', { headers: { 'public-api-key': merchant.public_api_key } });
+    assert.equal(publicOnly.status, 401, publicOnly.text);
     const bad = await call('/v1/webhook-events?after=not-a-cursor!', { credentials: merchant });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.errors[0].field, 'after');
