@@ -6,7 +6,49 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { ActivityDeps } from './index';
 import { openString, sealString, Keyring } from '../domain/crypto';
-import { SIGNATURE_HEADER, signWebhook } from '../domain/webhooks';
+import { SIGNATURE_HEADER, signWebhook, streamId, streamTimeKey, WEBHOOK_EVENT_RETENTION_DAYS, webhookEventBody } from '../domain/webhooks';
+
+/** One event of an organization's stream (GET /v1/webhook-events), `_id` = streamId(organization, `<time>|<event id>`). */
+export interface WebhookStreamDoc {
+  _id: string;
+  organization_code: string;
+  event_id: string;
+  event_type: string;
+  account_id: string;
+  resource_type: string;
+  resource_id: string;
+  /** The exact body sent to webhook endpoints. */
+  body: string;
+  stored_at: Date;
+  expires_at: Date;
+}
+
+/**
+ * Adds an event to its organization's stream once, whatever the retries: `webhook_events`
+ * (keyed by organization and event id) names the stream document the first attempt chose,
+ * and the stream document is upserted under that key.
+ */
+export async function recordWebhookEvent(
+  db: Db,
+  event: { eventId: string; eventType: string; organizationCode: string; accountId: string; resourceType: string; resourceId: string; occurredAt: string; data: Record<string, unknown> },
+): Promise<void> {
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + WEBHOOK_EVENT_RETENTION_DAYS * 86_400_000);
+  const events = db.collection<{ _id: string; stream_id: string; expires_at: Date }>('webhook_events');
+  const eventKey = `${event.organizationCode}|${event.eventId}`;
+  let id = streamId(event.organizationCode, `${streamTimeKey(now.getTime())}|${event.eventId}`);
+  try {
+    await events.insertOne({ _id: eventKey, stream_id: id, expires_at: expiresAt });
+  } catch (error) {
+    if ((error as { code?: number }).code !== 11000) throw error;
+    id = (await events.findOne({ _id: eventKey }))!.stream_id;
+  }
+  const doc: Omit<WebhookStreamDoc, '_id'> = {
+    organization_code: event.organizationCode, event_id: event.eventId, event_type: event.eventType, account_id: event.accountId,
+    resource_type: event.resourceType, resource_id: event.resourceId, body: webhookEventBody(event), stored_at: now, expires_at: expiresAt,
+  };
+  await db.collection<WebhookStreamDoc>('webhook_event_stream').updateOne({ _id: id }, { $setOnInsert: doc }, { upsert: true });
+}
 
 export interface WebhookEndpointDoc {
   _id: string; // account id
@@ -56,7 +98,9 @@ export interface WebhookAttemptResult {
 export function createWebhookActivities(deps: ActivityDeps) {
   const { db, keyring, config } = deps;
   return {
-    async prepareWebhookDelivery(input: { deliveryId: string; eventId: string; eventType: string; organizationCode: string; accountId: string; resourceType: string; resourceId: string; callbackUrl: string | null }): Promise<DeliveryPlan> {
+    async prepareWebhookDelivery(input: { deliveryId: string; eventId: string; eventType: string; organizationCode: string; accountId: string; resourceType: string; resourceId: string; callbackUrl: string | null; occurredAt?: string; data?: Record<string, unknown> }): Promise<DeliveryPlan> {
+      // Every event joins the organization's stream (GET /v1/webhook-events), endpoint or not.
+      if (input.data !== undefined && input.occurredAt !== undefined) await recordWebhookEvent(db, { ...input, occurredAt: input.occurredAt, data: input.data });
       const endpoint = await ensureWebhookEndpoint(db, keyring, input.organizationCode, input.accountId);
       const url = input.callbackUrl ?? endpoint.url;
       const now = new Date();

@@ -11,6 +11,7 @@ import { idempotency, IdempotencyStore } from './middleware/idempotency';
 import { methodNotAllowed } from './middleware/methods';
 import { rateLimit, RateLimiter } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
+import { registerAccountRoutes } from './routers/accounts';
 import { registerBankingRoutes } from './routers/banking';
 import { registerCampaignRoutes } from './routers/campaigns';
 import { registerCodecRoutes } from './routers/codec';
@@ -55,6 +56,7 @@ export function createApp(deps: AppDeps): App {
   registerCodecRoutes(routes, deps);
   registerStaticRoutes(routes, deps);
   registerPingRoutes(routes, deps);
+  registerAccountRoutes(routes, deps);
   registerPaymentRoutes(routes, deps);
   registerCustomerRoutes(routes, deps);
   registerRoutingRoutes(routes, deps);

@@ -28,6 +28,8 @@ export interface AppState {
   principal?: Principal;
   /** Route template (e.g. /v1/payments/:payment_id), for metrics and logs. */
   routePath?: string;
+  /** The API's public base URL (PUBLIC_BASE_URL), for links in answers such as an error's doc_url. */
+  docsBaseUrl?: string;
 }
 
 export type AppContext = ParameterizedContext<AppState> & { request: { body?: unknown; rawBody?: string } };

@@ -4,6 +4,7 @@
  */
 import type { Context, Next } from 'koa';
 import { ApiError, ErrorKind } from '../domain/errors';
+import { errorAnchor, errorAreaAnchor, errorCodeDoc } from '../domain/error-catalogue';
 import type { AppState } from './context';
 
 export type ErrorArea =
@@ -88,8 +89,25 @@ const TITLES: Record<number, string> = {
   429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };
 
-/** Renders an ApiError as the body of its area. */
-export function renderError(area: ErrorArea, error: ApiError, requestId: string): Record<string, unknown> {
+/**
+ * Where the docs page explains `code` (what it means, what to do): its own section, or the
+ * section of the area's error shape for a code the catalogue does not list.
+ */
+export function docUrlFor(docsBaseUrl: string, area: ErrorArea, code: string): string {
+  return `${docsBaseUrl}/docs#${errorCodeDoc(code) ? errorAnchor(code) : errorAreaAnchor(area)}`;
+}
+
+/**
+ * Renders an ApiError as the body of its area, plus `doc_url` (the docs page section of the
+ * code) when the API's base URL is given (always, when answering a request).
+ */
+export function renderError(area: ErrorArea, error: ApiError, requestId: string, docsBaseUrl?: string): Record<string, unknown> {
+  const body = renderAreaError(area, error, requestId);
+  if (docsBaseUrl !== undefined) body.doc_url = docUrlFor(docsBaseUrl, area, codeFor(area, error));
+  return body;
+}
+
+function renderAreaError(area: ErrorArea, error: ApiError, requestId: string): Record<string, unknown> {
   const code = codeFor(area, error);
   const message = error.messages.join('; ');
   switch (area) {
@@ -164,7 +182,7 @@ export function applyError(ctx: Context & { state: AppState }, raw: unknown): Ap
   const area: ErrorArea = ctx.state.errorArea ?? 'default';
   ctx.status = error.status;
   for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-  ctx.body = renderError(area, error, ctx.state.requestId ?? '');
+  ctx.body = renderError(area, error, ctx.state.requestId ?? '', ctx.state.docsBaseUrl ?? ctx.origin);
   if (area === 'refunds') ctx.type = 'application/problem+json';
   return error;
 }

@@ -59,6 +59,24 @@ const ERROR_SCHEMAS: Record<ErrorArea, Record<string, unknown>> = {
   },
 };
 
+/** Every error body, whatever its area's shape, also links to the docs page section of its code. */
+function withDocUrl(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = schema.properties as Record<string, unknown>;
+  return {
+    ...schema,
+    required: [...(schema.required as string[]), 'doc_url'],
+    properties: {
+      ...properties,
+      doc_url: {
+        type: 'string',
+        format: 'uri',
+        description: 'the section of the API docs page explaining this error code and what to do about it: `<base>/docs#errors-<code>` (lower case, `_` as `-`), or `<base>/docs#errors-area-<area>` for a code without its own section',
+        examples: ['http://127.0.0.1:3000/docs#errors-payment-not-found'],
+      },
+    },
+  };
+}
+
 const AREA_SCHEMA_NAME: Record<ErrorArea, string> = {
   default: 'Error',
   'dry-run': 'DryRunError',
@@ -175,10 +193,15 @@ export function buildOpenApi(specs: RouteSpec[], serverUrl: string): Record<stri
     FieldError: {
       type: 'object',
       required: ['field', 'code', 'message'],
-      properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+      properties: {
+        field: { type: 'string', description: 'path of the field in the request, dot-separated (`payment_method.detail.card.number`, `events.0.type`), or the header / query parameter name' },
+        code: { type: 'string', description: '`REQUIRED`, `INVALID`, `OUT_OF_RANGE`, `CARD_EXPIRED`...' },
+        message: { type: 'string' },
+        expected: { type: 'string', description: 'what the field must be, in words (e.g. `a UUID (36 characters)`), when the schema says it' },
+      },
     },
   };
-  for (const [area, schema] of Object.entries(ERROR_SCHEMAS)) schemas[AREA_SCHEMA_NAME[area as ErrorArea]] = schema;
+  for (const [area, schema] of Object.entries(ERROR_SCHEMAS)) schemas[AREA_SCHEMA_NAME[area as ErrorArea]] = withDocUrl(schema);
   return {
     openapi: '3.1.0',
     info: {

@@ -7,9 +7,12 @@ import * as t from 'io-ts';
 import { describeExpected } from './codecs/describe';
 
 export interface FieldError {
+  /** Path of the field in the request, dot-separated (`payment_method.detail.card.number`, `events.0.type`). */
   field: string;
   code: string;
   message: string;
+  /** What the field must be, in words (`a UUID (36 characters)`, `one of CARD, ...`), when the schema says it. */
+  expected?: string;
 }
 
 /** What kind of failure, independent of area; the renderer picks the area's code for it. */
@@ -106,10 +109,12 @@ export function fieldErrorsOf(errors: t.Errors): FieldError[] {
     const field = path.join('.') || '(body)';
     if (byField.has(field)) continue;
     const missing = error.value === undefined;
+    const expected = describeExpected(expectedType(error));
     byField.set(field, {
       field,
       code: missing ? 'REQUIRED' : 'INVALID',
-      message: `${field === '(body)' ? 'the request body' : field} ${missing ? 'is required' : error.message ?? `must be ${describeExpected(expectedType(error))}`}`,
+      message: `${field === '(body)' ? 'the request body' : field} ${missing ? 'is required' : error.message ?? `must be ${expected}`}`,
+      ...(expected ? { expected } : {}),
     });
   }
   return [...byField.values()];

@@ -8,6 +8,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 export { retryDelayMs } from './webhook-retry';
+export { webhookEventBody } from './webhook-event';
 
 export const SIGNATURE_HEADER = 'Switchyard-Signature';
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -32,4 +33,36 @@ export const WEBHOOK_DOC =
   'account webhook URL (PUT /v1/accounts/{account_id}/webhook). Each request carries `Switchyard-Signature: t=<unix seconds>,v1=<hex>` ' +
   'where v1 = HMAC-SHA256(account webhook secret, "<t>.<raw body>"); verify it in constant time and reject t older than 300 s. ' +
   'Any answer other than 2xx (or no answer within 5 s) is retried with exponential backoff (30 s, 60 s, 120 s... 8 attempts by default); ' +
-  'every attempt is listed by GET /v1/webhooks/deliveries. Deliveries can repeat: deduplicate on the event id.';
+  'every attempt is listed by GET /v1/webhooks/deliveries. Deliveries can repeat: deduplicate on the event id. ' +
+  'GET /v1/webhook-events lists the organization\'s events, signed, for forwarding to a local URL (`switchyard listen --forward-to <url>`).';
+
+/** How long the organization's webhook events stay listed by GET /v1/webhook-events. */
+export const WEBHOOK_EVENT_RETENTION_DAYS = 30;
+
+/**
+ * The organization's event stream (GET /v1/webhook-events) is ordered by the time each event
+ * was stored (ms, zero-padded) and its id; its documents are keyed
+ * `<organization>|<time>|<event id>`, so a page is one `_id` range. An event is listed once
+ * STREAM_SETTLE_MS old, so one stored a moment before a later-keyed one is never skipped.
+ */
+export const STREAM_SETTLE_MS = 1000;
+
+export function streamTimeKey(ms: number): string {
+  return String(Math.max(0, Math.floor(ms))).padStart(15, '0');
+}
+
+export function streamId(organizationCode: string, key: string): string {
+  return `${organizationCode}|${key}`;
+}
+
+/** Cursors are opaque to clients: base64url of the stream key (`<time>|<event id>`); `0` is the oldest kept. */
+export function encodeStreamCursor(key: string): string {
+  return Buffer.from(key, 'utf8').toString('base64url');
+}
+
+export function decodeStreamCursor(cursor: string): string | null {
+  if (cursor === '0') return `${streamTimeKey(0)}|`;
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return null;
+  const key = Buffer.from(cursor, 'base64url').toString('utf8');
+  return /^\d{15}\|[^|]*$/.test(key) ? key : null;
+}

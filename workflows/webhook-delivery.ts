@@ -8,6 +8,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { retryDelayMs } from '../domain/webhook-retry';
 import { resourceSearchAttributes } from '../domain/search-attributes';
+import { webhookEventBody } from '../domain/webhook-event';
 
 const { prepareWebhookDelivery, attemptWebhookDelivery, finishWebhookDelivery } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -32,7 +33,7 @@ export interface WebhookDeliveryInput {
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<'DELIVERED' | 'FAILED' | 'NO_ENDPOINT'> {
   const plan = await prepareWebhookDelivery(input);
   if (!plan.url) return 'NO_ENDPOINT';
-  const body = JSON.stringify({ id: input.eventId, type: input.eventType, created_at: input.occurredAt, account_id: input.accountId, data: input.data });
+  const body = webhookEventBody(input);
   for (let attempt = 1; attempt <= plan.maxAttempts; attempt++) {
     const last = attempt === plan.maxAttempts;
     const delay = retryDelayMs(plan.retryBaseMs, attempt);

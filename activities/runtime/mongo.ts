@@ -118,7 +118,7 @@ export const INDEXES: Record<string, IndexDescription[]> = {
 /** Collections whose documents carry `expires_at` and are purged by housekeeping. */
 export const EXPIRING_COLLECTIONS = [
   'idempotency_keys', 'rate_limit_slots', 'vault_security_codes', 'card_tokens', 'card_token_uses', 'whitelabel_tokens',
-  'campaign_rate_slots', 'campaign_event_claims',
+  'campaign_rate_slots', 'campaign_event_claims', 'webhook_events', 'webhook_event_stream',
 ];
 
 /**

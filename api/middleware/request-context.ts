@@ -8,12 +8,13 @@ import type { AppContext, AppDeps } from '../context';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics'>) {
+export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics'> & { config?: Pick<AppDeps['config'], 'publicBaseUrl'> }) {
   return async (ctx: AppContext, next: Next) => {
     const started = process.hrtime.bigint();
     const incoming = ctx.get('x-request-id');
     const requestId = CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
+    if (deps.config) ctx.state.docsBaseUrl = deps.config.publicBaseUrl;
     ctx.state.log = deps.logger.child({ request_id: requestId });
     ctx.set('X-Request-Id', requestId);
     try {

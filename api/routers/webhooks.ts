@@ -3,11 +3,11 @@
  */
 import * as t from 'io-ts';
 import { findOwnedAccount } from '../../activities/repositories/merchants';
-import { ensureWebhookEndpoint, newWebhookSecret, WebhookEndpointDoc, webhookSecretOf } from '../../activities/webhooks';
+import { ensureWebhookEndpoint, newWebhookSecret, WebhookEndpointDoc, webhookSecretOf, WebhookStreamDoc } from '../../activities/webhooks';
 import { HttpsUrl, struct, Timestamp, Uuid } from '../../domain/codecs/common';
 import { sealString } from '../../domain/crypto';
 import { ApiError } from '../../domain/errors';
-import { WEBHOOK_DOC } from '../../domain/webhooks';
+import { decodeStreamCursor, encodeStreamCursor, SIGNATURE_HEADER, signWebhook, STREAM_SETTLE_MS, streamId, streamTimeKey, WEBHOOK_DOC, WEBHOOK_EVENT_RETENTION_DAYS } from '../../domain/webhooks';
 import type { AppContext, AppDeps } from '../context';
 import type { RouteTable } from '../routes';
 
@@ -18,6 +18,29 @@ const WebhookDelivery = t.type(
   { id: t.string, event_id: t.string, event_type: t.string, resource_type: t.string, resource_id: t.string, url: t.union([t.string, t.null]), status: t.string, attempts: t.array(WebhookAttempt), created_at: Timestamp, updated_at: Timestamp },
   'WebhookDelivery',
 );
+
+const WebhookEvent = t.type(
+  {
+    id: t.string, type: t.string, account_id: Uuid, resource_type: t.string, resource_id: t.string, created_at: Timestamp,
+    body: t.string, signature: t.string,
+  },
+  'WebhookEvent',
+);
+const WebhookEventPage = t.type({ events: t.array(WebhookEvent), next_cursor: t.string }, 'WebhookEventPage');
+
+/** Longest long-poll wait, and how often a waiting request looks again. */
+export const EVENTS_MAX_WAIT_SECONDS = 30;
+const EVENTS_POLL_MS = 250;
+
+const EVENTS_DOC =
+  `Every webhook event Switchyard announced for the organization's accounts (whatever its delivery URL, also when none is set), oldest first, ` +
+  `kept ${WEBHOOK_EVENT_RETENTION_DAYS} days. Each carries \`body\`, the exact bytes a webhook receiver gets, and \`signature\`, a ` +
+  `\`${SIGNATURE_HEADER}\` header value computed at answer time with the account's webhook secret over \`body\` (the secret itself is never in ` +
+  'the answer): POST `body` with that header to a local URL and it verifies as a delivery does. This is what `switchyard listen --forward-to <url>` does. ' +
+  'Long poll: with no event after `after`, the request waits up to `wait` seconds for one. Continue with `next_cursor`. Without `after` the ' +
+  'listing starts now (nothing older); `after=0` starts at the oldest event kept. An event is listed about a second after it is announced. ' +
+  'Authentication: the key pair only (`public-api-key` and `private-secret-key`; not the public key alone, not a whitelabel embed token), ' +
+  'as for reading the webhook secret itself (GET /v1/accounts/{account_id}/webhook).';
 
 export function registerWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
   const account = async (ctx: AppContext) => {
@@ -57,6 +80,66 @@ export function registerWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
 
   routes.add(
     {
+      method: 'GET', path: '/v1/webhook-events', operationId: 'listWebhookEvents', tag: 'Webhooks', area: 'default', auth: 'pair',
+      summary: 'The organization\'s webhook events, each signed, as a long-poll listing (for `switchyard listen`)', description: EVENTS_DOC,
+      query: [
+        { name: 'after', description: '`next_cursor` of the previous answer, or `0` for the oldest event kept; without it the listing starts now', schema: { type: 'string' } },
+        { name: 'wait', description: `seconds to wait for an event when there is none yet (0 to ${EVENTS_MAX_WAIT_SECONDS}, default 0)`, schema: { type: 'integer', minimum: 0, maximum: EVENTS_MAX_WAIT_SECONDS } },
+        { name: 'limit', description: 'most events per answer (1 to 100, default 50)', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+      ],
+      responses: { 200: { description: 'Events after the cursor, oldest first (none once `wait` has passed without any), and the cursor to continue from', body: WebhookEventPage } },
+    },
+    async (ctx) => {
+      const organizationCode = ctx.state.principal!.organizationCode;
+      const single = (name: string): string | undefined => {
+        const value = ctx.query[name];
+        if (Array.isArray(value)) throw invalidQuery(name, 'a single value', `${name} must be given once`);
+        return value === undefined || value === '' ? undefined : value;
+      };
+      const integer = (name: string, min: number, max: number, fallback: number): number => {
+        const raw = single(name);
+        if (raw === undefined) return fallback;
+        const value = Number(raw);
+        if (!/^\d+$/.test(raw) || value < min || value > max) throw invalidQuery(name, `an integer from ${min} to ${max}`, `${name} must be an integer from ${min} to ${max}`);
+        return value;
+      };
+      const wait = integer('wait', 0, EVENTS_MAX_WAIT_SECONDS, 0);
+      const limit = integer('limit', 1, 100, 50);
+      const after = single('after');
+      let key = after === undefined ? `${streamTimeKey(Date.now())}|` : decodeStreamCursor(after);
+      if (key === null) throw invalidQuery('after', 'the next_cursor of a previous answer, or 0', 'after must be the next_cursor of a previous answer, or 0');
+
+      const stream = deps.db.collection<WebhookStreamDoc>('webhook_event_stream');
+      const deadline = Date.now() + wait * 1000;
+      let closed = false;
+      ctx.req.once('close', () => (closed = true));
+      let docs: WebhookStreamDoc[] = [];
+      for (;;) {
+        // One _id range of this organization's stream: after the cursor, older than the settle delay.
+        const settled = streamTimeKey(Date.now() - STREAM_SETTLE_MS);
+        docs = (await stream.find({ _id: { $gt: streamId(organizationCode, key), $lt: streamId(organizationCode, `${settled}|`) } }).sort({ _id: 1 }).limit(limit).toArray())
+          .filter((d) => d.organization_code === organizationCode);
+        if (docs.length || closed || Date.now() + EVENTS_POLL_MS > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, EVENTS_POLL_MS));
+      }
+      const secrets = new Map<string, string>();
+      const now = Math.floor(Date.now() / 1000);
+      const events = [];
+      for (const d of docs) {
+        if (!secrets.has(d.account_id)) secrets.set(d.account_id, webhookSecretOf(deps.keyring, await ensureWebhookEndpoint(deps.db, deps.keyring, organizationCode, d.account_id)));
+        events.push({
+          id: d.event_id, type: d.event_type, account_id: d.account_id, resource_type: d.resource_type, resource_id: d.resource_id,
+          created_at: d.stored_at.toISOString(), body: d.body, signature: signWebhook(secrets.get(d.account_id)!, now, d.body),
+        });
+      }
+      if (docs.length) key = docs[docs.length - 1]._id.slice(organizationCode.length + 1);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { events, next_cursor: encodeStreamCursor(key) };
+    },
+  );
+
+  routes.add(
+    {
       method: 'GET', path: '/v1/webhooks/deliveries', operationId: 'listWebhookDeliveries', tag: 'Webhooks', area: 'default', auth: 'pair',
       summary: 'Deliveries of webhook events for a resource, with every attempt',
       query: [{ name: 'resource_id', description: 'e.g. a payment id', required: true, schema: { type: 'string' } }],
@@ -74,4 +157,8 @@ export function registerWebhookRoutes(routes: RouteTable, deps: AppDeps): void {
       };
     },
   );
+}
+
+function invalidQuery(field: string, expected: string, message: string): ApiError {
+  return new ApiError('validation', message, { fieldErrors: [{ field, code: 'INVALID', message, expected }] });
 }

@@ -10,7 +10,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import { verifyWebhookSignature } from '../../domain/webhooks';
 import type { IssuedCredentials } from '../../domain/credentials';
-import { call, CallResult, getStack, newMerchant, TestStack } from '../support/stack';
+import { call, CallResult, getStack, newMerchant, TestStack, errorBody } from '../support/stack';
 import { uuidFromKey } from '../../domain/ids';
 
 const US_DESTINATION = { account_number: '123456789012', routing_number: '021000021', account_name: 'Jane Payee', bank_name: 'Chase' };
@@ -96,7 +96,7 @@ describe('banking connectivity (integration)', function () {
       }
       const foreign = await call('/v1/banking/accounts', { body: { account_id: other.account_id, currency: 'USD', region: 'US', provider: 'SANDBOX_BANK' }, credentials: merchant });
       assert.equal(foreign.status, 404);
-      assert.deepEqual(foreign.body, { code: 'ACCOUNT_NOT_FOUND', messages: ['account_id not found'], http_code: 404 });
+      assert.deepEqual(errorBody(foreign.body), { code: 'ACCOUNT_NOT_FOUND', messages: ['account_id not found'], http_code: 404 });
       const hidden = await call(`/v1/banking/accounts/${us.id}`, { credentials: other });
       assert.equal(hidden.status, 404);
       assert.equal(hidden.body.code, 'ACCOUNT_NOT_FOUND');
@@ -261,7 +261,7 @@ describe('banking connectivity (integration)', function () {
       for (const [label, body, message] of cases) {
         const response = await transfer(body);
         assert.equal(response.status, 400, `${label}: ${response.text}`);
-        assert.deepEqual(Object.keys(response.body).sort(), ['code', 'http_code', 'messages'], label);
+        assert.deepEqual(Object.keys(response.body).sort(), ['code', 'doc_url', 'http_code', 'messages'], label);
         assert.equal(response.body.code, 'VALIDATION_ERROR', label);
         assert.equal(response.body.http_code, 400, label);
         assert.ok(response.body.messages.some((m: string) => message.test(m)), `${label}: ${JSON.stringify(response.body.messages)}`);
@@ -314,7 +314,7 @@ describe('banking connectivity (integration)', function () {
       for (const [body, message] of cases) {
         const response = await transfer(body);
         assert.equal(response.status, 404, response.text);
-        assert.deepEqual(response.body, { code: 'ACCOUNT_NOT_FOUND', messages: [message], http_code: 404 });
+        assert.deepEqual(errorBody(response.body), { code: 'ACCOUNT_NOT_FOUND', messages: [message], http_code: 404 });
       }
     });
 
@@ -419,11 +419,11 @@ describe('banking connectivity (integration)', function () {
       const missingAccount = await call(`/v1/banking/accounts/${randomUUID()}/transfers/${created.body.id}`, { credentials: other });
       assert.equal(foreign.status, 404);
       assert.deepEqual(foreign.body, missingAccount.body);
-      assert.deepEqual(foreign.body, { code: 'ACCOUNT_NOT_FOUND', messages: ['account not found'], http_code: 404 });
+      assert.deepEqual(errorBody(foreign.body), { code: 'ACCOUNT_NOT_FOUND', messages: ['account not found'], http_code: 404 });
       const otherAccount = await call(`/v1/banking/accounts/${other.account_id}/transfers/${created.body.id}`, { credentials: other });
       const missingTransfer = await call(`/v1/banking/accounts/${other.account_id}/transfers/${randomUUID()}`, { credentials: other });
       assert.deepEqual(otherAccount.body, missingTransfer.body);
-      assert.deepEqual(otherAccount.body, { code: 'TRANSFER_NOT_FOUND', messages: ['transfer not found'], http_code: 404 });
+      assert.deepEqual(errorBody(otherAccount.body), { code: 'TRANSFER_NOT_FOUND', messages: ['transfer not found'], http_code: 404 });
     });
 
     it('finds a transfer under its account_id or its source banking account, not under another account', async () => {
@@ -435,7 +435,7 @@ describe('banking connectivity (integration)', function () {
       assert.equal(underOtherAccount.status, 404);
       assert.equal(underOtherAccount.body.code, 'TRANSFER_NOT_FOUND');
       const foreignSource = await call(`/v1/banking/accounts/${us.id}/transfers/${created.body.id}`, { credentials: other });
-      assert.deepEqual(foreignSource.body, { code: 'ACCOUNT_NOT_FOUND', messages: ['account not found'], http_code: 404 });
+      assert.deepEqual(errorBody(foreignSource.body), { code: 'ACCOUNT_NOT_FOUND', messages: ['account not found'], http_code: 404 });
     });
 
     it('reads a transfer with a whitelabel embed token of the organization', async () => {

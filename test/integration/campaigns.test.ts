@@ -12,7 +12,7 @@ import { openString } from '../../domain/crypto';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { campaignEventWorkflowId } from '../../workflows/campaign-trigger';
 import { campaignWorkflowId } from '../../workflows/campaign';
-import { call, getStack, newMerchant, TestStack } from '../support/stack';
+import { call, getStack, newMerchant, TestStack, errorBody } from '../support/stack';
 
 const MISSING = '5d0c4c8e-7d0a-4c39-9d43-1d2f7f7b9a11';
 
@@ -227,7 +227,7 @@ describe('campaigns (integration)', function () {
       assert.equal((await call('/v1/rules/not-a-uuid', { credentials: merchant })).status, 400);
       const missing = await call(`/v1/campaigns/${MISSING}`, { credentials: merchant });
       assert.equal(missing.status, 404);
-      assert.deepEqual(missing.body, { code: 404, message: 'campaign not found', details: { error_code: 'CAMPAIGN_NOT_FOUND' } });
+      assert.deepEqual(errorBody(missing.body), { code: 404, message: 'campaign not found', details: { error_code: 'CAMPAIGN_NOT_FOUND' } });
       assert.equal((await call(`/v1/rules/${MISSING}`, { credentials: merchant })).status, 404);
     });
   });

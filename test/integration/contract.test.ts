@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { call, getStack, newMerchant } from '../support/stack';
+import { call, getStack, newMerchant, errorBody } from '../support/stack';
 import { onboardingBody, recipientBody } from '../support/recipients';
 import { dryRunPay, paymentFor, register, registrationBody, uniqueReference, waitForRegistration } from '../support/dry-run';
 
@@ -93,7 +93,8 @@ describe('contract: credentials answer in the vocabulary of the route\'s area', 
         const expected = CREDENTIAL_CODES[op.area][pick];
         const code = op.area === 'campaigns' ? response.body?.details?.error_code : response.body?.code;
         const keys = Object.keys(response.body ?? {}).sort();
-        if (response.status !== 401 || code !== expected || JSON.stringify(keys) !== JSON.stringify(SHAPES[op.area])) {
+        const docUrl = `${(await getStack()).config.publicBaseUrl}/docs#errors-${expected.toLowerCase().replace(/_/g, '-')}`;
+        if (response.status !== 401 || code !== expected || JSON.stringify(keys) !== JSON.stringify([...SHAPES[op.area], 'doc_url'].sort()) || response.body.doc_url !== docUrl) {
           wrong.push(`${op.method} ${op.path} (${op.area}): ${response.status} ${JSON.stringify(response.body)}, expected 401 ${expected}`);
         }
         if (op.area === 'campaigns') assert.equal(response.body.code, 401);
@@ -460,7 +461,7 @@ describe('contract: the whitelabel embed token works on every read endpoint READ
     assert.equal(noOrg.body.code, 'INVALID_REQUEST');
     const bad = await call(path, { headers: { authorization: 'Bearer not.a.token', 'x-organization-code': merchant.organization_code } });
     assert.equal(bad.status, 401);
-    assert.deepEqual(bad.body, { code: 'INVALID_CREDENTIALS', messages: ['the bearer token is not valid'] });
+    assert.deepEqual(errorBody(bad.body), { code: 'INVALID_CREDENTIALS', messages: ['the bearer token is not valid'] });
   });
 });
 

@@ -44,7 +44,7 @@ describe('customers, sessions, enrollment and the vault', function () {
     assert.deepEqual(methods.body.payment_methods[0].enrollment, { session: session.customer_session, sdk_required_action: false });
     const missing = await call(`/v1/checkout/customers/sessions/${crypto.randomUUID()}/payment-methods`, { credentials: m });
     assert.equal(missing.status, 404);
-    assert.deepEqual(Object.keys(missing.body).sort(), ['code', 'messages'], 'enrollment area error shape');
+    assert.deepEqual(Object.keys(missing.body).sort(), ['code', 'doc_url', 'messages'], 'enrollment area error shape');
   });
 
   it('refuses an expired card (01/2020, last month) at enrollment, tokenization and payment creation with 400 on the expiry field', async () => {

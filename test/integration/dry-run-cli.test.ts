@@ -103,14 +103,28 @@ describe('switchyard dry-run check (integration, CLI)', function () {
     assert.ok(named.length >= 4, `README names ${named.length} input files`);
     for (const file of named) assert.ok(fs.existsSync(path.join(ROOT, file)), `README names ${file}, which is not in the repository`);
 
-    const step = /- run: npx switchyard (dry-run check [^\n]+)/.exec(readme);
-    assert.ok(step, 'no GitHub Actions step running npx switchyard dry-run check in the README');
+    // The step uses the CLI package shipped in the repository, with the variables its env block names.
+    const step = /- run: (npx --yes --package \.\/packages\/cli switchyard dry-run check [^\n]+)\n +env:\n((?: {10}[A-Z_]+: [^\n]+\n)+)/.exec(readme);
+    assert.ok(step, 'no GitHub Actions step running the packages/cli switchyard dry-run check in the README');
+    const names = [...step![2].matchAll(/([A-Z_]+):/g)].map((m) => m[1]).sort();
+    assert.deepEqual(names, ['SWITCHYARD_ACCOUNT_ID', 'SWITCHYARD_PUBLIC_KEY', 'SWITCHYARD_SECRET_KEY', 'SWITCHYARD_URL']);
     const args = step![1].trim().split(/ +/);
     // The step runs in a checkout: the same relative paths, from a directory of our own for the report.
     const checkout = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-ci-'));
     fs.symlinkSync(path.join(ROOT, 'examples'), path.join(checkout, 'examples'));
+    fs.cpSync(path.join(ROOT, 'packages', 'cli'), path.join(checkout, 'packages', 'cli'), { recursive: true });
     try {
-      const r = await run(args, { ...env, SWITCHYARD_URL: url, SWITCHYARD_ACCOUNT_ID: merchant.account_id }, checkout);
+      const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const stepEnv: Record<string, string> = { ...process.env, SWITCHYARD_URL: url, SWITCHYARD_ACCOUNT_ID: merchant.account_id, SWITCHYARD_PUBLIC_KEY: merchant.public_api_key, SWITCHYARD_SECRET_KEY: merchant.private_secret_key } as Record<string, string>;
+        delete stepEnv.SWITCHYARD_PUBLIC_API_KEY;
+        delete stepEnv.SWITCHYARD_PRIVATE_SECRET_KEY;
+        const child = spawn(args[0], args.slice(1), { env: stepEnv, stdio: ['ignore', 'pipe', 'pipe'], cwd: checkout });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c) => (stdout += c));
+        child.stderr.on('data', (c) => (stderr += c));
+        child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      });
       assert.equal(r.code, 0, r.stderr + r.stdout);
       assert.match(r.stdout, /verdict PASS {2}score 100\/100/);
       const junitArg = args[args.indexOf('--junit') + 1];

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { signWhitelabelToken } from '../../domain/whitelabel';
-import { call, getStack, newMerchant, TestStack } from '../support/stack';
+import { call, getStack, newMerchant, TestStack, errorBody } from '../support/stack';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -51,7 +51,7 @@ describe('organization administration (integration)', function () {
       await createUser(merchant, email, 'ADMIN');
       const duplicate = await call('/v1/organizations/users', { body: { name: 'Again', email: email.toUpperCase() }, credentials: merchant });
       assert.equal(duplicate.status, 409);
-      assert.deepEqual(Object.keys(duplicate.body).sort(), ['code', 'message']);
+      assert.deepEqual(Object.keys(duplicate.body).sort(), ['code', 'doc_url', 'message']);
       assert.equal(duplicate.body.code, 'USER_ALREADY_EXISTS');
       const elsewhere = await createUser(other, email);
       assert.equal(elsewhere.organization_code, other.organization_code);
@@ -80,7 +80,7 @@ describe('organization administration (integration)', function () {
       const missing = await call(`/v1/organizations/users/${randomUUID()}`, { credentials: other });
       assert.equal(foreign.status, 404);
       assert.deepEqual(foreign.body, missing.body);
-      assert.deepEqual(foreign.body, { code: 'USER_NOT_FOUND', message: 'whitelabel user not found' });
+      assert.deepEqual(errorBody(foreign.body), { code: 'USER_NOT_FOUND', message: 'whitelabel user not found' });
     });
   });
 
@@ -114,7 +114,7 @@ describe('organization administration (integration)', function () {
     it('400 INVALID_PARAMETERS when user_id is missing or not a UUID, in the {code, message} shape', async () => {
       const missing = await call('/v1/organizations/authenticate', { body: {}, credentials: merchant });
       assert.equal(missing.status, 400);
-      assert.deepEqual(Object.keys(missing.body).sort(), ['code', 'message']);
+      assert.deepEqual(Object.keys(missing.body).sort(), ['code', 'doc_url', 'message']);
       assert.equal(missing.body.code, 'INVALID_PARAMETERS');
       assert.match(missing.body.message, /user_id/);
       for (const userId of ['not-a-uuid', 42, `${randomUUID()}x`]) {
@@ -130,7 +130,7 @@ describe('organization administration (integration)', function () {
       for (const userId of [randomUUID(), foreignUser.id]) {
         const response = await call('/v1/organizations/authenticate', { body: { user_id: userId }, credentials: merchant });
         assert.equal(response.status, 401);
-        assert.deepEqual(response.body, { code: 'LOGIN_FAILED', message: 'the user cannot be authenticated' });
+        assert.deepEqual(errorBody(response.body), { code: 'LOGIN_FAILED', message: 'the user cannot be authenticated' });
       }
       const user = await createUser(merchant);
       const disabled = await call(`/v1/organizations/users/${user.id}`, { method: 'DELETE', credentials: merchant });
@@ -186,7 +186,7 @@ describe('organization administration (integration)', function () {
       for (const [label, bad] of Object.entries({ forged, flipped, otherKey, neverIssued, garbage: 'abc.def.ghi' })) {
         const response = await call(url, { headers: bearer(bad) });
         assert.equal(response.status, 401, label);
-        assert.deepEqual(response.body, { code: 'INVALID_CREDENTIALS', message: 'the bearer token is not valid' }, label);
+        assert.deepEqual(errorBody(response.body), { code: 'INVALID_CREDENTIALS', message: 'the bearer token is not valid' }, label);
       }
       const late = await call(url, { headers: bearer(expired) });
       assert.equal(late.status, 401);

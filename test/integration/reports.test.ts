@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createAccount } from '../../activities/repositories/merchants';
 import type { IssuedCredentials } from '../../domain/credentials';
 import { TRANSACTIONS_CSV_HEADER } from '../../domain/reports';
-import { call, getStack, newMerchant, TestStack } from '../support/stack';
+import { call, getStack, newMerchant, TestStack, errorBody } from '../support/stack';
 
 describe('reports (integration)', function () {
   let stack: TestStack;
@@ -145,7 +145,7 @@ describe('reports (integration)', function () {
       for (const [body, message] of cases) {
         const response = await call('/v1/reports', { body, credentials: merchant });
         assert.equal(response.status, 400, JSON.stringify(body));
-        assert.deepEqual(Object.keys(response.body).sort(), ['code', 'messages']);
+        assert.deepEqual(Object.keys(response.body).sort(), ['code', 'doc_url', 'messages']);
         assert.equal(response.body.code, 'INVALID_REQUEST');
         assert.ok(response.body.messages.some((m: string) => message.test(m)), JSON.stringify(response.body.messages));
       }
@@ -153,7 +153,7 @@ describe('reports (integration)', function () {
       assert.equal(longest.status, 202);
       const foreign = await call('/v1/reports', { body: { type: 'TRANSACTIONS', from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z', account_id: other.account_id }, credentials: merchant });
       assert.equal(foreign.status, 404);
-      assert.deepEqual(foreign.body, { code: 'ACCOUNT_NOT_FOUND', messages: ['account_id not found'] });
+      assert.deepEqual(errorBody(foreign.body), { code: 'ACCOUNT_NOT_FOUND', messages: ['account_id not found'] });
     });
 
     it('replays the same report for a repeated X-Idempotency-Key', async () => {
@@ -208,7 +208,7 @@ describe('reports (integration)', function () {
       assert.equal(malformed.status, 400);
       const wrongOrg = await call(`/v2/reports/${available.id}/download`, { credentials: merchant, headers: headersFor(other) });
       assert.equal(wrongOrg.status, 403);
-      assert.deepEqual(wrongOrg.body, { code: 'AUTHORIZATION_REQUIRED', messages: ['these credentials are not authorized for this organization'] });
+      assert.deepEqual(errorBody(wrongOrg.body), { code: 'AUTHORIZATION_REQUIRED', messages: ['these credentials are not authorized for this organization'] });
       const upper = await call(`/v2/reports/${available.id}/download`, { credentials: merchant, headers: { 'x-organization-code': merchant.organization_code.toUpperCase() } });
       assert.equal(upper.status, 200);
     });
@@ -217,7 +217,7 @@ describe('reports (integration)', function () {
       const none = await call(`/v2/reports/${available.id}/download`, { headers: headersFor(merchant) });
       assert.equal(none.status, 401);
       assert.equal(none.body.code, 'INVALID_CREDENTIALS');
-      assert.deepEqual(Object.keys(none.body).sort(), ['code', 'messages']);
+      assert.deepEqual(Object.keys(none.body).sort(), ['code', 'doc_url', 'messages']);
       const wrong = await call(`/v2/reports/${available.id}/download`, { credentials: { ...merchant, private_secret_key: other.private_secret_key }, headers: headersFor(merchant) });
       assert.equal(wrong.status, 401);
       assert.equal(wrong.body.code, 'INVALID_CREDENTIALS');
@@ -228,7 +228,7 @@ describe('reports (integration)', function () {
       const missing = await call(`/v2/reports/${randomUUID()}/download`, { credentials: other, headers: headersFor(other) });
       assert.equal(foreign.status, 404);
       assert.deepEqual(foreign.body, missing.body);
-      assert.deepEqual(foreign.body, { code: 'REPORT_NOT_FOUND', messages: ['report not found'] });
+      assert.deepEqual(errorBody(foreign.body), { code: 'REPORT_NOT_FOUND', messages: ['report not found'] });
       assert.equal((await call(`/v1/reports/${available.id}`, { credentials: other })).status, 404);
     });
 
@@ -262,7 +262,7 @@ describe('reports (integration)', function () {
       for (const [label, path] of Object.entries(attempts)) {
         const denied = await call(path);
         assert.equal(denied.status, 403, label);
-        assert.deepEqual(denied.body, { code: 'INVALID_SIGNATURE', messages: ['the download link is not valid'] }, label);
+        assert.deepEqual(errorBody(denied.body), { code: 'INVALID_SIGNATURE', messages: ['the download link is not valid'] }, label);
       }
       const { signedDownloadQuery } = await import('../../domain/reports');
       const past = Math.floor(Date.now() / 1000) - 1;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { IssuedCredentials } from '../../domain/credentials';
-import { call, getStack, newMerchant } from '../support/stack';
+import { call, getStack, newMerchant, errorBody } from '../support/stack';
 
 const fullSeller = (merchantSellerId: string) => ({
   merchant_seller_id: merchantSellerId,
@@ -70,7 +70,7 @@ describe('sellers (integration)', function () {
     assert.equal((await call('/v1/sellers', { body: fullSeller(id), credentials: merchant })).status, 201);
     const duplicate = await call('/v1/sellers', { body: { ...fullSeller(id), name: 'Another name' }, credentials: merchant });
     assert.equal(duplicate.status, 409);
-    assert.deepEqual(duplicate.body, { code: 'SELLER_ALREADY_EXISTS', message: 'a seller with this merchant_seller_id already exists' });
+    assert.deepEqual(errorBody(duplicate.body), { code: 'SELLER_ALREADY_EXISTS', message: 'a seller with this merchant_seller_id already exists' });
     const elsewhere = await call('/v1/sellers', { body: fullSeller(id), credentials: other });
     assert.equal(elsewhere.status, 201);
     const mine = await call(`/v1/sellers/${id}`, { credentials: merchant });
@@ -93,7 +93,7 @@ describe('sellers (integration)', function () {
     const foreign = await call(`/v1/sellers/${id}`, { credentials: merchant });
     const missing = await call(`/v1/sellers/nobody-${randomUUID()}`, { credentials: merchant });
     assert.equal(foreign.status, 404);
-    assert.deepEqual(foreign.body, { code: 'SELLER_NOT_FOUND', message: 'seller not found' });
+    assert.deepEqual(errorBody(foreign.body), { code: 'SELLER_NOT_FOUND', message: 'seller not found' });
     assert.deepEqual(missing.body, foreign.body);
   });
 
@@ -120,7 +120,7 @@ describe('sellers (integration)', function () {
     for (const [body, field] of cases) {
       const response = await call('/v1/sellers', { body, credentials: merchant });
       assert.equal(response.status, 400, field);
-      assert.deepEqual(Object.keys(response.body).sort(), ['code', 'message'], field);
+      assert.deepEqual(Object.keys(response.body).sort(), ['code', 'doc_url', 'message'], field);
       assert.equal(response.body.code, 'VALIDATION_ERROR');
       assert.match(response.body.message, new RegExp(field.replace(/\./g, '\\.')), field);
     }
@@ -139,6 +139,6 @@ describe('sellers (integration)', function () {
     assert.equal(read.body.merchant_seller_id, id);
     const unauthenticated = await call(`/v1/sellers/${id}`);
     assert.equal(unauthenticated.status, 401);
-    assert.deepEqual(Object.keys(unauthenticated.body).sort(), ['code', 'message']);
+    assert.deepEqual(Object.keys(unauthenticated.body).sort(), ['code', 'doc_url', 'message']);
   });
 });

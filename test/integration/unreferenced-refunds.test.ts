@@ -167,7 +167,7 @@ describe('unreferenced refunds', function () {
       const r = await refund(m, set(base, path, value));
       assert.equal(r.status, 400, `${path}=${JSON.stringify(value)}: ${r.text}`);
       assert.equal(r.headers.get('content-type')?.startsWith('application/problem+json'), true);
-      assert.deepEqual(Object.keys(r.body).sort(), ['code', 'detail', 'errors', 'status', 'title', 'trace_id', 'type']);
+      assert.deepEqual(Object.keys(r.body).sort(), ['code', 'detail', 'doc_url', 'errors', 'status', 'title', 'trace_id', 'type']);
       assert.equal(r.body.code, 'VALIDATION_ERROR');
       assert.equal(r.body.status, 400);
       const error = r.body.errors.find((e: any) => e.field === field);

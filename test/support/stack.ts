@@ -120,3 +120,13 @@ export async function call<T = any>(path: string, options: CallOptions = {}, bas
   }
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
+
+/**
+ * An error body without its doc_url, after checking that doc_url links to the docs page
+ * section of the body's code (or its area): for comparing the rest of the body exactly.
+ */
+export function errorBody<T extends Record<string, unknown>>(body: T): Omit<T, 'doc_url'> {
+  const { doc_url: docUrl, ...rest } = body;
+  if (typeof docUrl !== 'string' || !/\/docs#errors-[a-z0-9-]+$/.test(docUrl)) throw new Error(`error body without a docs link: ${JSON.stringify(body)}`);
+  return rest;
+}

@@ -40,7 +40,7 @@ describe('OpenAPI document (unit)', () => {
       for (const kind of kinds) {
         const error = new ApiError(kind, 'why', { fieldErrors: [{ field: 'f', code: 'INVALID', message: 'why' }], status: 500 });
         const headers = area === 'refunds' ? new Headers({ 'content-type': 'application/problem+json' }) : json();
-        const problems = contract.violations({ method, path, status: 500, headers, text: JSON.stringify(renderError(area as ErrorArea, error, 'r1')) });
+        const problems = contract.violations({ method, path, status: 500, headers, text: JSON.stringify(renderError(area as ErrorArea, error, 'r1', 'http://sw.example')) });
         assert.deepEqual(problems, [], `${area} ${kind}`);
       }
     }
@@ -48,16 +48,16 @@ describe('OpenAPI document (unit)', () => {
 
   it('tells documented answers from undocumented ones', () => {
     const ping = { id: '6a6f2b52-6e3d-4a53-9f4b-1c1b0a7e2d10', message: 'hi', created_at: '2030-01-01T00:00:00Z' };
-    const documented = contract.violations({ method: 'GET', path: '/v1/pings/6a6f2b52-6e3d-4a53-9f4b-1c1b0a7e2d10', status: 404, headers: json(), text: JSON.stringify({ code: 'NOT_FOUND', message: 'no', request_id: 'r' }) });
+    const documented = contract.violations({ method: 'GET', path: '/v1/pings/6a6f2b52-6e3d-4a53-9f4b-1c1b0a7e2d10', status: 404, headers: json(), text: JSON.stringify({ code: 'NOT_FOUND', message: 'no', request_id: 'r', doc_url: 'http://sw.example/docs#errors-not-found' }) });
     assert.deepEqual(documented, []);
     const cases: Array<[string, Parameters<OpenApiContract['violations']>[0], RegExp]> = [
       ['status', { method: 'GET', path: '/v1/pings/x', status: 418, headers: json(), text: '{}' }, /getPing \(GET \/v1\/pings\/\{ping_id\}\): status 418 is not documented/],
       ['body', { method: 'GET', path: '/v1/pings/x', status: 200, headers: json(), text: JSON.stringify({ ...ping, id: 42 }) }, /\/id must be string/],
       ['content type', { method: 'GET', path: '/v1/pings/x', status: 200, headers: new Headers({ 'content-type': 'text/html' }), text: '<p>' }, /answered text\/html, documented: application\/json/],
       ['not JSON', { method: 'GET', path: '/v1/pings/x', status: 200, headers: json(), text: '{' }, /not JSON/],
-      ['405 Allow', { method: 'PUT', path: '/v1/pings/x', status: 405, headers: json({ allow: 'GET' }), text: '{"code":"METHOD_NOT_ALLOWED","message":"no"}' }, /Allow "GET" does not list the documented methods/],
+      ['405 Allow', { method: 'PUT', path: '/v1/pings/x', status: 405, headers: json({ allow: 'GET' }), text: '{"code":"METHOD_NOT_ALLOWED","message":"no","doc_url":"http://sw.example/docs#errors-method-not-allowed"}' }, /Allow "GET" does not list the documented methods/],
       ['501', { method: 'PUT', path: '/v1/pings/x', status: 501, headers: json({ allow: 'HEAD, GET' }), text: '' }, /must be 405/],
-      ['405 shape', { method: 'PUT', path: '/v1/campaigns/x', status: 405, headers: json({ allow: 'HEAD, GET, PATCH, DELETE' }), text: '{"code":"METHOD_NOT_ALLOWED","message":"no"}' }, /campaigns area's error schema: \/code must be integer/],
+      ['405 shape', { method: 'PUT', path: '/v1/campaigns/x', status: 405, headers: json({ allow: 'HEAD, GET, PATCH, DELETE' }), text: '{"code":"METHOD_NOT_ALLOWED","message":"no","doc_url":"http://sw.example/docs#errors-method-not-allowed"}' }, /campaigns area's error schema: \/code must be integer/],
       ['unknown path', { method: 'GET', path: '/v1/nowhere', status: 200, headers: json(), text: '{}' }, /no path of the document matches/],
     ];
     for (const [label, exchange, expected] of cases) {
