@@ -3,7 +3,8 @@
 /**
  * `npm run score:dry-run [-- --details]`: scores the dry-run corpus (test/fixtures/dry-run-corpus)
  * with the compiled pipeline (run `npm run build` first), per provider, with profiles and in
- * generic mode: recall on injected defects and the false-finding rate on clean exchanges.
+ * generic mode (API hosts known, then hidden: blind): recall on injected defects and the
+ * false-finding rate on clean exchanges; the main corpus, then the held-out one (holdout/).
  */
 const path = require('node:path');
 
@@ -15,5 +16,8 @@ try {
   console.error(`cannot load ${compiled}: run npm run build first (${error.message})`);
   process.exit(2);
 }
-const figures = scorer.scoreCorpus();
-console.log(scorer.formatFigures(figures, process.argv.includes('--details')));
+const details = process.argv.includes('--details');
+console.log('main corpus');
+console.log(scorer.formatFigures(scorer.scoreCorpus(scorer.loadCorpus()), details));
+console.log('\nheld-out corpus');
+console.log(scorer.formatFigures(scorer.scoreCorpus(scorer.loadHoldout()), details));

@@ -4,7 +4,7 @@
  * provider spells capture, card brands and outcomes, in which unit an amount travels, and
  * how close two references are. Profiles use the same vocabularies as a fallback.
  */
-import { providerByHost, providerEntry } from '../providers/catalogue';
+import { providerByHost, providerByPayloadKeys, providerEntry } from '../providers/catalogue';
 import type { Concept } from './profiles';
 
 export function normKey(key: string): string {
@@ -67,7 +67,28 @@ function conceptOfKeyUncached(key: string, parent: string | null): Concept | nul
     return !parent || /amount|total|value$|price/i.test(parent) ? 'amount' : null;
   }
   if (k.endsWith('email') && k !== 'email') return 'email';
-  return KEY_SYNONYMS[k] ?? null;
+  // A switch inside a capture object ({autoCapture: {enabled: true}}) is the capture flag.
+  if (parent && SWITCH_KEYS.has(k) && captureKeyKind(normKey(parent)) === 'flag') return 'capture';
+  return KEY_SYNONYMS[k] ?? (captureKeyKind(k) ? 'capture' : null);
+}
+
+/** Keys that only switch their parent on or off. */
+export const SWITCH_KEYS = new Set(['enabled', 'active', 'on']);
+
+/**
+ * How a (normalised) key name speaks of capture: a flag (true: capture now), a manual flag
+ * (true: authorize only), a delay, a method or mode word, or a transaction type word (sale,
+ * auth...). The kinds before type name capture explicitly: they outrank a type when both occur.
+ */
+export type CaptureKeyKind = 'flag' | 'manual' | 'delay' | 'method' | 'type';
+
+export function captureKeyKind(k: string): CaptureKeyKind | null {
+  if (/^(request)?(auto|immediate|instant)?(capture|settle|settlement)(now|immediately)?$|^submitforsettlement$/.test(k)) return 'flag';
+  if (/^(manual|delayed|deferred)capture$|^auth(ori[sz]e)?only$/.test(k)) return 'manual';
+  if (/^capturedelay(hours|days)?$/.test(k)) return 'delay';
+  if (k === 'capturemethod' || k === 'capturemode') return 'method';
+  if (['transactiontype', 'type', 'intent', 'paymentaction', 'operationtype'].includes(k)) return 'type';
+  return null;
 }
 
 export const ERROR_KEYS = new Set(['error', 'errors', 'errorcode', 'errormessage', 'declinecode', 'failurecode', 'failuremessage', 'lastpaymenterror', 'refusalreason', 'errortext']);
@@ -104,11 +125,12 @@ export function captureMeaning(key: string, value: unknown): boolean | null {
   const text = typeof value === 'boolean' ? String(value) : typeof value === 'string' || typeof value === 'number' ? normKey(String(value)) : null;
   if (text === null) return null;
   const bool = text === 'true' || text === '1' ? true : text === 'false' || text === '0' ? false : null;
-  if (['capture', 'autocapture', 'captureimmediately', 'capturenow', 'submitforsettlement', 'settle', 'instantcapture'].includes(k)) return bool;
-  if (['manualcapture', 'delayedcapture', 'authorizeonly', 'authonly'].includes(k)) return bool === null ? null : !bool;
+  const kind = captureKeyKind(k);
+  if (kind === 'flag') return bool;
+  if (kind === 'manual') return bool === null ? null : !bool;
   // A capture delay (in hours or days) is still an automatic capture.
-  if ((k === 'capturedelayhours' || k === 'capturedelay' || k === 'capturedelaydays') && /^\d+$/.test(text)) return true;
-  if (k === 'capturemethod' || k === 'capturemode') {
+  if (kind === 'delay' && /^\d+$/.test(text)) return true;
+  if (kind === 'method') {
     if (/^(automatic|automaticasync|auto|immediate|instant)$/.test(text)) return true;
     if (/^(manual|delayed|deferred|later)$/.test(text)) return false;
     return null;
@@ -125,6 +147,8 @@ export type StatusClass = 'APPROVED' | 'DECLINED' | 'PENDING' | 'CANCELLED';
 const STATUS_WORDS: Record<string, StatusClass> = {
   approved: 'APPROVED', authorized: 'APPROVED', authorised: 'APPROVED', captured: 'APPROVED', succeeded: 'APPROVED', success: 'APPROVED', successful: 'APPROVED', paid: 'APPROVED',
   settled: 'APPROVED', completed: 'APPROVED', ok: 'APPROVED', accredited: 'APPROVED', requirescapture: 'APPROVED',
+  // settlement stages of an approved payment (Braintree, Worldpay)
+  settling: 'APPROVED', settlementpending: 'APPROVED', submittedforsettlement: 'APPROVED', sentforsettlement: 'APPROVED',
   declined: 'DECLINED', refused: 'DECLINED', failed: 'DECLINED', failure: 'DECLINED', rejected: 'DECLINED', denied: 'DECLINED', error: 'DECLINED', decline: 'DECLINED', fail: 'DECLINED',
   pending: 'PENDING', processing: 'PENDING', inprogress: 'PENDING', inprocess: 'PENDING', created: 'PENDING', requiresaction: 'PENDING', waiting: 'PENDING', received: 'PENDING',
   redirectshopper: 'PENDING', identifyshopper: 'PENDING', challengeshopper: 'PENDING', authenticationrequired: 'PENDING', heldforreview: 'PENDING',
@@ -134,7 +158,7 @@ const DECLINE_WORD = /^(declined?|refused|failed|failure|rejected|denied|error|i
 const APPROVE_WORD = /^(approved|authori[sz]ed|captured|succeeded|success|paid|completed)$/;
 
 /** Key names that carry a payment outcome, by how much they say (first: the status itself). */
-export const STATUS_KEYS = new Set(['status', 'state', 'resultcode', 'result', 'outcome', 'transactionstatus', 'paymentstatus', 'statepol', 'responsecode', 'transactionstate']);
+export const STATUS_KEYS = new Set(['status', 'state', 'resultcode', 'result', 'outcome', 'transactionstatus', 'paymentstatus', 'statepol', 'responsecode', 'transactionstate', 'lastevent']);
 export const FLAG_KEYS = new Set(['approved', 'success', 'successful', 'paid', 'issuccess']);
 export const EVENT_KEYS = new Set(['type', 'eventtype', 'eventcode', 'event', 'topic', 'action', 'eventname', 'kind']);
 
@@ -172,16 +196,28 @@ export function classifyStatus(key: string, value: unknown, kind: 'status' | 'fl
 
 export type AmountUnit = 'minor' | 'major';
 
-/** The catalogue provider of a registration: its provider_id, else the host of its request. */
-export function knownProvider(providerId: string | null | undefined, baseUrl: string | null | undefined): string | null {
+/**
+ * The catalogue provider of a registration: its provider_id, else the host of its request,
+ * else the provider whose documented key names the payload carries (traffic behind a proxy).
+ */
+export function knownProvider(providerId: string | null | undefined, baseUrl: string | null | undefined, payloadKeys: ReadonlySet<string> = new Set()): string | null {
   if (providerId && providerEntry(providerId)) return providerId;
-  if (!baseUrl) return null;
+  let byHost: string | null = null;
   try {
-    return providerByHost(new URL(baseUrl).hostname)?.code ?? null;
+    byHost = baseUrl ? providerByHost(new URL(baseUrl).hostname)?.code ?? null : null;
   } catch {
-    return null;
+    byHost = null;
   }
+  return byHost ?? providerByPayloadKeys(payloadKeys)?.code ?? null;
 }
+
+/** Keys naming an amount of money, whatever else they say (net_received_amount, unit_price). */
+export function isAmountName(key: string): boolean {
+  return /(amount|total|price)$/.test(normKey(key));
+}
+
+/** Keys that give the decimal exponent of a sibling minor-unit amount (Worldpay's exponent="2"). */
+export const EXPONENT_KEYS = new Set(['exponent', 'currencyexponent', 'minorunits', 'decimalplaces']);
 
 /**
  * The unit of a provider amount without a profile: the catalogue's (provider known by id or

@@ -15,8 +15,8 @@ import { parseStoredBody } from './decode';
 import { countryAlpha2, countryAlpha3 } from '../iso-codes';
 import { Concept, FieldType, Leg, MappingProfile, ProfileField, SERVICE_DEFAULTS, SERVICE_METADATA_PATH, SERVICE_PATHS, ServiceConcept } from './profiles';
 import {
-  amountUnitOf, AmountUnit, captureMeaning, isDecimal, classifyStatus, conceptOfKey, ERROR_KEYS, EVENT_KEYS, FLAG_KEYS, knownProvider, lastFourOf, nearMatch, normBrand, normKey,
-  STATUS_KEYS, StatusClass,
+  amountUnitOf, AmountUnit, captureKeyKind, captureMeaning, isAmountName, isDecimal, classifyStatus, conceptOfKey, ERROR_KEYS, EVENT_KEYS, EXPONENT_KEYS, FLAG_KEYS, knownProvider,
+  lastFourOf, nearMatch, normBrand, normKey, STATUS_KEYS, StatusClass, SWITCH_KEYS,
 } from './field-knowledge';
 import { PAN_PLACEHOLDER } from './redact';
 
@@ -308,6 +308,8 @@ interface Located {
   value: unknown;
   /** The provider key the value sits under (generic mode knowledge reads it). */
   key: string;
+  /** Decimal exponent stated beside a minor-unit amount (Worldpay's exponent="2"). */
+  exponent?: number;
   field?: ProfileField;
   source: MappingEntry['source'];
   transform: string;
@@ -352,10 +354,17 @@ function locateConcepts(body: LegBody, profile: MappingProfile | null): Map<Conc
       found.set(field.concept, { location: { leg: body.leg, event_index: body.index, path: field.path }, value, key: field.path.split('.').pop()!, field, source: 'profile', transform: 'profile' });
     }
     // Card facts elsewhere than the profile says (an expanded charge, an older API version) are
-    // still the card: the shared vocabulary finds them.
+    // still the card: the shared vocabulary finds them. So is a capture flag of another
+    // endpoint of the provider (Stripe Charges' capture=false beside PaymentIntents'
+    // capture_method): it outranks the profile's default, not a field the profile places.
     const missing = CARD_FACTS.filter((c) => found.get(c)?.value === undefined && (body.leg !== 'REQUEST' || c === 'card_number'));
+    if (body.leg === 'REQUEST' && found.get('capture')?.value === undefined) missing.push('capture');
     if (missing.length) {
-      for (const [concept, loc] of locateConcepts(body, null)) if (missing.includes(concept)) found.set(concept, loc);
+      for (const [concept, loc] of locateConcepts(body, null)) {
+        if (!missing.includes(concept)) continue;
+        if (concept === 'capture' && captureKeyKind(normKey(loc.key)) === 'type') continue; // a type word is too weak to overrule the profile
+        found.set(concept, loc);
+      }
     }
     return found;
   }
@@ -363,10 +372,29 @@ function locateConcepts(body: LegBody, profile: MappingProfile | null): Map<Conc
     if (leaf.value === null || leaf.value === '') continue;
     let concept = conceptOfKey(leaf.key, leaf.parent);
     if (!concept && panParts(leaf.value)) concept = 'card_number';
-    if (!concept || found.has(concept) || !fitsConcept(concept, leaf.key, leaf.value)) continue;
-    found.set(concept, { location: { leg: body.leg, event_index: body.index, path: leaf.path }, value: leaf.value, key: leaf.key, source: 'key', transform: 'identity' });
+    if (!concept) continue;
+    // A switch ({requestAutoSettlement: {enabled: true}}) is read by its parent's name.
+    const key = concept === 'capture' && leaf.parent && SWITCH_KEYS.has(normKey(leaf.key)) ? leaf.parent : leaf.key;
+    const previous = found.get(concept);
+    // A field that names capture (submitForSettlement, manualCapture) outranks a transaction type word (type: sale).
+    const outranks = concept === 'capture' && !!previous && captureKeyKind(normKey(previous.key)) === 'type' && captureKeyKind(normKey(key)) !== 'type';
+    if ((previous && !outranks) || !fitsConcept(concept, key, leaf.value)) continue;
+    const exponent = concept === 'amount' ? statedExponent(body.value, leaf.path) : undefined;
+    found.set(concept, { location: { leg: body.leg, event_index: body.index, path: leaf.path }, value: leaf.value, key, source: 'key', transform: 'identity', ...(exponent === undefined ? {} : { exponent }) });
   }
   return found;
+}
+
+/** The exponent a sibling of the amount states (<amount value="1500" exponent="2"/>), if any. */
+function statedExponent(body: unknown, amountPath: string): number | undefined {
+  const parentPath = amountPath.split('.').slice(0, -1).join('.');
+  const parent = parentPath ? getPath(body, parentPath) : body;
+  if (!parent || typeof parent !== 'object') return undefined;
+  for (const [k, v] of Object.entries(parent as Record<string, unknown>)) {
+    const n = asNumber(v);
+    if (EXPONENT_KEYS.has(normKey(k)) && n !== null && Number.isInteger(n) && n >= 0 && n <= 4) return n;
+  }
+  return undefined;
 }
 
 /** Generic mode: service leaves matched to provider leaves by value under conversions. */
@@ -440,6 +468,7 @@ const nearlyEqual = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max
 
 function amountUnit(ctx: Context, located: Located): AmountUnit | null {
   if (located.field) return located.field.unit ?? ctx.profile!.amount_unit;
+  if (located.exponent !== undefined) return 'minor'; // an amount with a stated exponent is an integer of minor units
   return amountUnitOf(ctx.provider, located.location.path, located.value, ctx.decimalAmounts);
 }
 
@@ -528,7 +557,7 @@ function compareConcept(ctx: Context, concept: Concept, located: Located): void 
       const sn = asNumber(v);
       const pn = asNumber(p);
       if (sn === null || pn === null || !s.currency) return;
-      const exponent = currencyExponent(s.currency);
+      const exponent = located.exponent ?? currencyExponent(s.currency);
       const factor = 10 ** exponent;
       const unit = amountUnit(ctx, located);
       const expected = unit === 'minor' ? Math.round(sn * factor) : unit === 'major' ? sn : null;
@@ -913,15 +942,29 @@ function serviceFacts(serviceRequest: Record<string, unknown>): ServiceFacts {
   };
 }
 
+/** Every key name on the paths of the bodies' leaves, normalised (what payload markers are matched against). */
+function keyNamesOf(bodies: Array<LegBody | undefined>): Set<string> {
+  const names = new Set<string>();
+  for (const body of bodies) {
+    if (body?.value === undefined) continue;
+    for (const leaf of cachedLeaves(body.value).leaves) {
+      for (const segment of leaf.path.split('.')) if (!/^\d+$/.test(segment)) names.add(normKey(segment));
+    }
+  }
+  return names;
+}
+
 export function runPipeline(input: PipelineInput): ValidationReport {
   const g = new Grader();
   const { serviceRequest, profile } = input;
   const s = serviceFacts(serviceRequest);
   const legs = selectLegs(input.events, profile);
-  const ctx: Context = { g, s, profile, provider: knownProvider(input.providerId ?? profile?.provider_id, legs.request?.event.base_url), decimalAmounts: false };
+  const provider = knownProvider(input.providerId ?? profile?.provider_id, legs.request?.event.base_url, keyNamesOf([legs.request, legs.response]));
+  const ctx: Context = { g, s, profile, provider, decimalAmounts: false };
   if (!profile) {
+    // Any amount written as a decimal (the payment's or a fee, a net or an item price) says the exchange's unit.
     ctx.decimalAmounts = [legs.request, legs.response, ...legs.webhooks].some((body) => body?.value !== undefined
-      && cachedLeaves(body.value).leaves.some((l) => conceptOfKey(l.key, l.parent) === 'amount' && isDecimal(l.value)));
+      && cachedLeaves(body.value).leaves.some((l) => (conceptOfKey(l.key, l.parent) === 'amount' || isAmountName(l.key)) && isDecimal(l.value)));
   }
   if (!legs.request) {
     g.add({ code: 'NO_PROVIDER_REQUEST', category: 'INCOMPLETE_EXCHANGE', severity: 'WARNING', message: 'no REQUEST event was registered: only the provider answers can be compared', service_path: null, provider: null, expected: 'a REQUEST event', actual: null, suggested_fix: 'Register the request sent to the provider as a REQUEST event.' });

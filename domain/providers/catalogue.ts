@@ -63,6 +63,12 @@ export interface ProviderEntry {
   readonly docsUrl: string;
   /** Domains of the provider's API hosts (live and test), so traffic names its provider. */
   readonly apiDomains?: readonly string[];
+  /**
+   * Key names (lower case, letters and digits only) that the provider's API documents and
+   * other APIs rarely use, so traffic behind an unknown host (a proxy, a relabelled
+   * connector) still names its provider when it carries several of them.
+   */
+  readonly payloadMarkers?: readonly string[];
 }
 
 // ---- country groups (ISO 3166-1 alpha-2) --------------------------------------------
@@ -95,6 +101,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'payout', 'split'],
     credits: { BANK_TRANSFER: ['US', 'CA', 'GB', ...EU, 'AU'] },
     amountUnit: 'minor', countryFormat: 'alpha-2', docsUrl: 'https://docs.stripe.com/api',
+    payloadMarkers: ['capturemethod', 'paymentmethodtypes', 'paymentmethoddata', 'amountcapturable', 'amountreceived', 'statementdescriptorsuffix', 'receiptemail', 'latestcharge', 'balancetransaction', 'clientsecret'],
     apiDomains: ['stripe.com'],
   },
   {
@@ -107,6 +114,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     // Adyen documents that unreferenced refunds are not possible in Brazil and Mexico.
     credits: { CARD: ['US', 'CA', ...EUROPE, 'AU', 'NZ', 'JP', 'SG', 'HK', 'MY', 'AE'], BANK_TRANSFER: ['US', 'CA', ...EUROPE, 'AU'] },
     amountUnit: 'minor', countryFormat: 'alpha-2', docsUrl: 'https://docs.adyen.com/api-explorer/',
+    payloadMarkers: ['pspreference', 'merchantaccount', 'merchantaccountcode', 'shopperreference', 'shopperinteraction', 'shopperemail', 'recurringprocessingmodel', 'notificationrequestitem', 'refusalreasoncode'],
     apiDomains: ['adyen.com', 'adyenpayments.com'],
   },
   {
@@ -119,6 +127,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     // Unreferenced refunds are documented for US-issued cards on payments made in the US.
     credits: { CARD: ['US'], BANK_TRANSFER: ['US', 'GB', ...EU] },
     amountUnit: 'minor', countryFormat: 'alpha-2', docsUrl: 'https://www.checkout.com/docs',
+    payloadMarkers: ['processingchannelid', 'actionid', 'responsesummary', 'schemeid', 'successurl', 'failureurl'],
     apiDomains: ['checkout.com'],
   },
   {
@@ -131,6 +140,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'unreferenced_refund'],
     credits: { CARD: ['US', 'CA'] },
     amountUnit: 'major', countryFormat: 'alpha-2', docsUrl: 'https://developer.paypal.com/braintree/docs',
+    payloadMarkers: ['submitforsettlement', 'merchantaccountid', 'processorresponsecode', 'processorresponsetext', 'currencyisocode'],
     apiDomains: ['braintreegateway.com'],
   },
   {
@@ -142,6 +152,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'unreferenced_refund', 'payout'],
     credits: { CARD: ['US', 'GB', ...EU], BANK_TRANSFER: ['US', 'GB', ...EU] },
     amountUnit: 'minor', countryFormat: 'alpha-2', docsUrl: 'https://developer.worldpay.com/',
+    payloadMarkers: ['paymentservice', 'ordercode', 'merchantcode', 'installationid', 'lastevent', 'shopperemailaddress', 'orderstatusevent'],
     apiDomains: ['worldpay.com'],
   },
   {
@@ -166,6 +177,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: ['authorize', 'capture', 'partial_capture', 'cancel', 'refund', 'partial_refund', 'unreferenced_refund', 'tokenization'],
     credits: { CARD: ['US'] },
     amountUnit: 'major', countryFormat: null, docsUrl: 'https://developer.authorize.net/api/reference/',
+    payloadMarkers: ['createtransactionrequest', 'createtransactionresponse', 'merchantauthentication', 'transactionrequest', 'transactionresponse', 'transactionkey'],
     apiDomains: ['authorize.net'],
   },
   {
@@ -415,6 +427,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'payout'],
     credits: { BANK_TRANSFER: ['AR', 'BO', 'BR', 'CL', 'CO', 'CR', 'DO', 'EC', 'GT', 'MX', 'PA', 'PE', 'PY', 'SV', 'UY', 'IN', 'ID', 'MY', 'PH', 'TH', 'VN', 'TR', 'EG', 'MA', 'NG', 'KE', 'GH', 'ZA'] },
     amountUnit: 'major', countryFormat: 'alpha-2', docsUrl: 'https://docs.dlocal.com/',
+    payloadMarkers: ['paymentmethodflow', 'paymentmethodid', 'notificationurl', 'userreference'],
     apiDomains: ['dlocal.com'],
   },
   {
@@ -437,6 +450,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: [...ACQUIRING, 'split'],
     credits: NO_CREDITS,
     amountUnit: 'major', countryFormat: null, docsUrl: 'https://www.mercadopago.com/developers/en/reference',
+    payloadMarkers: ['transactionamount', 'externalreference', 'binarymode', 'statementdescriptor', 'issuerid', 'paymentmethodid', 'notificationurl', 'currencyid'],
     apiDomains: ['mercadopago.com', 'mercadolibre.com'],
   },
   {
@@ -448,6 +462,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     capabilities: ['authorize', 'capture', 'cancel', 'refund', 'partial_refund', 'tokenization'],
     credits: NO_CREDITS,
     amountUnit: 'major', countryFormat: 'alpha-2', docsUrl: 'https://developers.payulatam.com/latam/en/docs.html',
+    payloadMarkers: ['txvalue', 'referencecode', 'apilogin', 'devicesessionid', 'notifyurl'],
     apiDomains: ['payulatam.com'],
   },
   {
@@ -614,6 +629,7 @@ const ENTRIES: readonly ProviderEntry[] = [
     // and five LATAM local rails, wallet credits in four LATAM countries.
     credits: { CARD: ISO_COUNTRY_CODES, BANK_TRANSFER: ['US', ...SEPA_COUNTRIES, 'BR', 'MX', 'CO', 'PE', 'CL'], WALLET: ['BR', 'MX', 'CO', 'AR'] },
     amountUnit: 'minor', countryFormat: null, docsUrl: '/docs',
+    payloadMarkers: ['iso8583responsecode', 'capturedamount', 'softdescriptor'],
   },
 ];
 
@@ -632,6 +648,22 @@ export function providerEntry(code: string): ProviderEntry | undefined {
 export function providerByHost(host: string): ProviderEntry | undefined {
   const h = host.toLowerCase();
   return PROVIDER_CATALOGUE.find((p) => p.apiDomains?.some((d) => h === d || h.endsWith(`.${d}`)));
+}
+
+/**
+ * The provider whose documented key names a payload carries: at least two of its markers and
+ * more than any other provider's (a tie names none).
+ */
+export function providerByPayloadKeys(keys: ReadonlySet<string>): ProviderEntry | undefined {
+  let best: ProviderEntry | undefined;
+  let bestCount = 1;
+  let tie = false;
+  for (const entry of PROVIDER_CATALOGUE) {
+    const count = entry.payloadMarkers?.filter((m) => keys.has(m)).length ?? 0;
+    if (count > bestCount) [best, bestCount, tie] = [entry, count, false];
+    else if (count === bestCount && best) tie = true;
+  }
+  return tie ? undefined : best;
 }
 
 export function isCatalogueProvider(code: string): boolean {

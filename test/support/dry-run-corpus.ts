@@ -6,6 +6,11 @@
  * - recall: injected defects reported by an ERROR or WARNING finding ON THE EXPECTED FIELD
  *   (its service_path or its provider path);
  * - false-finding rate: clean exchanges with any ERROR or WARNING finding.
+ * A third mode, blind, is generic mode on traffic whose provider nothing names: the
+ * provider's API host is replaced by an unknown one (a proxy, a provider not in the catalogue).
+ *
+ * The held-out corpus (test/fixtures/dry-run-corpus/holdout/<PROVIDER>/*.json) is shaped
+ * unlike the main one and is scored the same way, to check that the pipeline generalises.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,7 +36,8 @@ export interface CorpusExchange {
   expected: string[];
 }
 
-export type Mode = 'profile' | 'generic';
+export type Mode = 'profile' | 'generic' | 'blind';
+export const MODES: Mode[] = ['profile', 'generic', 'blind'];
 
 export interface ExchangeResult {
   exchange: CorpusExchange;
@@ -54,12 +60,13 @@ export interface Figures {
 }
 
 export const CORPUS_DIR = path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'dry-run-corpus');
+export const HOLDOUT_DIR = path.join(CORPUS_DIR, 'holdout');
 
 export function loadCorpus(dir = CORPUS_DIR): CorpusExchange[] {
   const out: CorpusExchange[] = [];
   for (const provider of fs.readdirSync(dir).sort()) {
     const sub = path.join(dir, provider);
-    if (!fs.statSync(sub).isDirectory()) continue;
+    if (!fs.statSync(sub).isDirectory() || sub === HOLDOUT_DIR) continue;
     for (const file of fs.readdirSync(sub).filter((f) => f.endsWith('.json')).sort()) {
       out.push({ file: `${provider}/${file}`, ...(JSON.parse(fs.readFileSync(path.join(sub, file), 'utf8')) as Omit<CorpusExchange, 'file'>) });
     }
@@ -74,6 +81,17 @@ export function toDryRunEvent(e: CorpusEvent): DryRunEvent {
   return { ...rest, headers: b64(JSON.stringify(headers)), ...(body === undefined ? {} : { body: b64(typeof body === 'string' ? body : JSON.stringify(body)) }) } as DryRunEvent;
 }
 
+export function loadHoldout(): CorpusExchange[] {
+  return loadCorpus(HOLDOUT_DIR).map((c) => ({ ...c, file: `holdout/${c.file}` }));
+}
+
+/** Hosts of the merchant's own endpoints (webhook receivers) stay; provider API hosts become unknown. */
+const UNKNOWN_API_HOST = 'https://gateway.unlisted-provider.example';
+
+function withoutProviderHost(event: CorpusEvent): CorpusEvent {
+  return event.type === 'WEBHOOK' || !event.base_url ? event : { ...event, base_url: UNKNOWN_API_HOST };
+}
+
 const redactor = organizationRedactor(generateKeyring('corpus'), 'org-corpus');
 
 export function isFinding(f: Finding): boolean {
@@ -86,9 +104,10 @@ export function onField(f: Finding, field: string): boolean {
 
 export function gradeExchange(exchange: CorpusExchange, mode: Mode, profiles: MappingProfile[] = BUILT_IN_PROFILES): ExchangeResult {
   const profile = mode === 'profile' ? profiles.find((p) => p.provider_id === exchange.provider_id) ?? null : null;
+  const events = mode === 'blind' ? exchange.events.map(withoutProviderHost) : exchange.events;
   const report = runPipeline({
     serviceRequest: redactor.value(exchange.service_request) as Record<string, unknown>,
-    events: exchange.events.map((e) => ingestEvent(toDryRunEvent(e), redactor)),
+    events: events.map((e) => ingestEvent(toDryRunEvent(e), redactor)),
     profile,
     providerId: mode === 'profile' ? exchange.provider_id : null,
   });
@@ -96,7 +115,7 @@ export function gradeExchange(exchange: CorpusExchange, mode: Mode, profiles: Ma
   return { exchange, mode, report, ok };
 }
 
-export function scoreCorpus(corpus = loadCorpus(), modes: Mode[] = ['profile', 'generic']): Figures[] {
+export function scoreCorpus(corpus = loadCorpus(), modes: Mode[] = MODES): Figures[] {
   const figures: Figures[] = [];
   const providers = [...new Set(corpus.map((c) => c.provider_id))].sort();
   for (const mode of modes) {
@@ -124,7 +143,7 @@ export function formatFigures(figures: Figures[], details = false): string {
   for (const f of figures) {
     lines.push(`${f.mode.padEnd(8)} ${f.provider.padEnd(15)} ${`${pct(f.recall)} (${f.found}/${f.defects})`.padEnd(17)} ${pct(f.falseFindingRate)} (${f.falseFindings}/${f.clean})`);
   }
-  for (const mode of ['profile', 'generic'] as const) {
+  for (const mode of MODES) {
     const of = figures.filter((f) => f.mode === mode);
     if (!of.length) continue;
     const d = of.reduce((a, f) => a + f.defects, 0);
