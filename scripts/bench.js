@@ -8,7 +8,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { prepare, ensurePostgres, log, ROOT } = require('./lib/prepare');
+const { prepare, ensurePostgres, chooseFerretdbBackend, log, ROOT } = require('./lib/prepare');
 const { withPrivateInfra, runNode } = require('./lib/infra');
 
 async function main() {
@@ -22,8 +22,8 @@ async function main() {
     process.exit(2);
   }
   // FerretDB's storage backend(s) to run on, one after the other in this run, each on a fresh
-  // stack: BENCH_BACKENDS=sqlite,postgresql compares the embedded default with PostgreSQL.
-  const backends = (process.env.BENCH_BACKENDS || process.env.FERRETDB_BACKEND || 'sqlite').split(',').map((b) => b.trim()).filter(Boolean);
+  // stack: BENCH_BACKENDS=sqlite,postgresql compares SQLite with the embedded default, PostgreSQL.
+  const backends = (process.env.BENCH_BACKENDS || chooseFerretdbBackend().backend).split(',').map((b) => b.trim()).filter(Boolean);
   const unknown = backends.filter((b) => b !== 'sqlite' && b !== 'postgresql');
   if (unknown.length) {
     console.error(`unknown FerretDB backend(s): ${unknown.join(', ')} (sqlite, postgresql)`);

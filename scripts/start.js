@@ -9,7 +9,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { prepare, ensurePostgres, log, ROOT } = require('./lib/prepare');
+const { prepare, chooseFerretdbBackend, log, ROOT } = require('./lib/prepare');
 const { startFerretdb, startPostgres, startTemporal, stopAll, spawnLogged, tail, secureDataDir, withPrivateUmask } = require('./lib/infra');
 const { stackFacts, writeStackFile, removeStackFile } = require('./lib/stack-file');
 
@@ -21,8 +21,6 @@ const LOG_DIR = path.join(DATA_DIR, 'logs');
 const TEMPORAL_PORT = Number(env.TEMPORAL_PORT || 7233);
 const TEMPORAL_UI_PORT = Number(env.TEMPORAL_UI_PORT || 8233);
 const FERRETDB_PORT = Number(env.FERRETDB_PORT || 27017);
-// FerretDB's storage: sqlite (files in DATA_DIR) or postgresql (a private PostgreSQL cluster).
-const FERRETDB_BACKEND = env.FERRETDB_BACKEND || 'sqlite';
 const POSTGRES_PORT = Number(env.POSTGRES_PORT || 54329);
 
 /**
@@ -37,8 +35,17 @@ function postgresDataDir() {
   fs.mkdirSync('/var/lib/switchyard', { recursive: true, mode: 0o755 });
   return path.join('/var/lib/switchyard', `postgresql-${id}`);
 }
+/** Whether DATA_DIR holds FerretDB SQLite data of an earlier start (and no PostgreSQL cluster). */
+function holdsSqliteData() {
+  const dir = path.join(DATA_DIR, 'ferretdb');
+  const sqlite = fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.endsWith('.sqlite'));
+  return sqlite && !fs.existsSync(path.join(postgresDataDir(), 'PG_VERSION'));
+}
+
 const children = [];
 let stopping = false;
+/** What the embedded MongoDB stores into, for the printout (null: MONGODB_URI given). */
+let storage = null;
 
 async function stop(code) {
   if (stopping) return;
@@ -79,15 +86,17 @@ async function main() {
 
   let temporalUi = env.TEMPORAL_UI_URL || null;
   if (embeddedMongo) {
+    // FerretDB's storage: a private PostgreSQL cluster when available, else SQLite files in DATA_DIR.
+    const { backend, postgresBinDir } = chooseFerretdbBackend({ sqliteDataExists: holdsSqliteData() });
+    storage = backend === 'postgresql' ? 'FerretDB on PostgreSQL' : 'FerretDB on SQLite';
     let postgresUrl = null;
-    if (FERRETDB_BACKEND === 'postgresql') {
-      const binDir = ensurePostgres();
-      if (!binDir) throw new Error('FERRETDB_BACKEND=postgresql needs PostgreSQL: install the Debian package postgresql (or set POSTGRES_BIN_DIR)');
-      const postgres = await startPostgres({ binDir, port: POSTGRES_PORT, dir: postgresDataDir(), logDir: LOG_DIR });
+    if (backend === 'postgresql') {
+      if (!postgresBinDir) throw new Error('FERRETDB_BACKEND=postgresql needs PostgreSQL: install the Debian package postgresql (or set POSTGRES_BIN_DIR)');
+      const postgres = await startPostgres({ binDir: postgresBinDir, port: POSTGRES_PORT, dir: postgresDataDir(), logDir: LOG_DIR });
       children.push(postgres);
       postgresUrl = postgres.url;
     }
-    const ferret = await startFerretdb({ binary: binaries.ferretdb, port: FERRETDB_PORT, dataDir: DATA_DIR, logDir: LOG_DIR, backend: FERRETDB_BACKEND, postgresUrl });
+    const ferret = await startFerretdb({ binary: binaries.ferretdb, port: FERRETDB_PORT, dataDir: DATA_DIR, logDir: LOG_DIR, backend, postgresUrl });
     children.push(ferret);
     env.MONGODB_URI = ferret.uri;
   }
@@ -165,7 +174,7 @@ async function main() {
     `  Temporal UI      ${temporalUi || '(external cluster: see your Temporal UI)'}`,
     `  Temporal         ${env.TEMPORAL_ADDRESS}`,
     `  Sandbox gateway  ${env.SANDBOX_GATEWAY_URL || `http://127.0.0.1:${env.SANDBOX_GATEWAY_PORT || 3100}`}`,
-    `  MongoDB          ${env.MONGODB_URI.replace(/\/\/[^@]*@/, '//***@')}`,
+    `  MongoDB          ${env.MONGODB_URI.replace(/\/\/[^@]*@/, '//***@')}${storage ? ` (${storage})` : ''}`,
     `  Logs             ${LOG_DIR}`,
     `  Connection facts ${stackFile} (read by npm run admin)`,
     '',

@@ -7,7 +7,7 @@
  * Extra arguments go to mocha (e.g. `npm test -- --grep idempotency`).
  */
 const path = require('node:path');
-const { prepare, ensureChromium, ensurePostgres, log, ROOT } = require('./lib/prepare');
+const { prepare, ensureChromium, chooseFerretdbBackend, log, ROOT } = require('./lib/prepare');
 const { withPrivateInfra, runNode } = require('./lib/infra');
 
 async function main() {
@@ -15,9 +15,9 @@ async function main() {
   const binaries = prepare({ stripeMock: true });
   const chromium = ensureChromium(); // the dashboard test drives headless Chromium
   const mocha = path.join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js');
-  // FERRETDB_BACKEND=postgresql runs the suite on FerretDB's PostgreSQL backend instead of SQLite.
-  const backend = process.env.FERRETDB_BACKEND || 'sqlite';
-  if (backend === 'postgresql') binaries.postgres = ensurePostgres();
+  // FerretDB on PostgreSQL when available (FERRETDB_BACKEND=sqlite runs the suite on SQLite).
+  const { backend, postgresBinDir } = chooseFerretdbBackend();
+  binaries.postgres = postgresBinDir;
   const exitCode = await withPrivateInfra(
     { binaries, prefix: 'test', database: 'switchyard_test', keepDataOnFailure: process.env.KEEP_TEST_DATA === 'true', backend },
     (env) => {

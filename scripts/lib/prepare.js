@@ -205,7 +205,7 @@ function ensureChromium() {
 
 /**
  * Debian's PostgreSQL server binaries (initdb, postgres), for FerretDB's PostgreSQL backend
- * (FERRETDB_BACKEND=postgresql). Installed with apt-get when missing and we may (root).
+ * (the embedded default). Installed with apt-get when missing and we may (root).
  * Returns the directory holding them, or null.
  */
 function ensurePostgres() {
@@ -229,6 +229,31 @@ function ensurePostgres() {
   return install && install.status === 0 ? found() : null;
 }
 
+/**
+ * FerretDB's storage backend for an embedded stack: FERRETDB_BACKEND when set; otherwise
+ * PostgreSQL when its server is here or can be installed, because it takes concurrent writes
+ * where SQLite takes one writer at a time (measured by bench:payments: at 64 concurrent
+ * payments PostgreSQL kept 0.55x the Temporal ceiling's throughput with no error, SQLite
+ * 0.07x with 31 errors); SQLite otherwise. `sqliteDataExists`: a DATA_DIR that holds SQLite
+ * data from an earlier start stays on SQLite, so that data is not left behind.
+ * Returns { backend, postgresBinDir }.
+ */
+function chooseFerretdbBackend({ sqliteDataExists = false } = {}) {
+  const asked = process.env.FERRETDB_BACKEND;
+  if (asked) {
+    if (asked !== 'sqlite' && asked !== 'postgresql') throw new Error(`FERRETDB_BACKEND must be sqlite or postgresql, not ${asked}`);
+    return { backend: asked, postgresBinDir: asked === 'postgresql' ? ensurePostgres() : null };
+  }
+  if (sqliteDataExists) {
+    log('FerretDB stays on SQLite: DATA_DIR holds SQLite data from an earlier start (FERRETDB_BACKEND=postgresql with a fresh DATA_DIR moves to PostgreSQL)');
+    return { backend: 'sqlite', postgresBinDir: null };
+  }
+  const postgresBinDir = ensurePostgres();
+  if (postgresBinDir) return { backend: 'postgresql', postgresBinDir };
+  log('PostgreSQL is not available (Debian package postgresql): FerretDB runs on SQLite, one writer at a time');
+  return { backend: 'sqlite', postgresBinDir: null };
+}
+
 /** Everything a command needs before it runs; binaries only for the embedded components wanted. */
 function prepare(wanted = {}) {
   ensureDependencies();
@@ -237,4 +262,4 @@ function prepare(wanted = {}) {
   return binaries;
 }
 
-module.exports = { ROOT, log, cacheDir, prepare, ensureDependencies, ensureBinaries, ensureBuild, ensureChromium, ensurePostgres, which };
+module.exports = { ROOT, log, cacheDir, prepare, ensureDependencies, ensureBinaries, ensureBuild, ensureChromium, ensurePostgres, chooseFerretdbBackend, which };
