@@ -7,8 +7,20 @@
 import { providerByHost, providerByPayloadKeys, providerEntry } from '../providers/catalogue';
 import type { Concept } from './profiles';
 
+const NORMALISED_KEYS = new Map<string, string>();
+
+/**
+ * A key name without case, separators or the XML attribute prefix. Memoised: a large body
+ * repeats the same few key names thousands of times (bounded, so hostile key sets cannot grow it).
+ */
 export function normKey(key: string): string {
-  return key.replace(/^@_/, '').toLowerCase().replace(/[^a-z0-9]/g, '');
+  let normalised = NORMALISED_KEYS.get(key);
+  if (normalised === undefined) {
+    normalised = key.replace(/^@_/, '').toLowerCase().replace(/[^a-z0-9]/g, '');
+    if (NORMALISED_KEYS.size >= 20_000) NORMALISED_KEYS.clear();
+    NORMALISED_KEYS.set(key, normalised);
+  }
+  return normalised;
 }
 
 /** Provider key names (normalised; also parent + key, e.g. identification.number) per concept. */

@@ -195,22 +195,69 @@ function cachedLeaves(value: unknown): { leaves: Leaf[]; byDepth: Leaf[] } {
   return hit;
 }
 
-/** Objects (not leaves) whose key is one of `keys`, shallowest first. */
-function findObjectByKey(value: unknown, keys: Set<string>): { path: string; value: unknown } | null {
-  let frontier: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+interface KeyedObject {
+  /** Breadth-first rank: lower is shallower, then earlier in the document. */
+  rank: number;
+  path: string;
+  value: unknown;
+}
+
+interface KeyIndex {
+  /** Per normalised key name, its first non-null value. */
+  first: Map<string, KeyedObject>;
+  /** Every normalised key name seen, null values included. */
+  names: Set<string>;
+}
+
+const KEY_INDEX_CACHE = new WeakMap<object, KeyIndex>();
+
+/**
+ * The first (shallowest, then document order) non-null value under each normalised key name,
+ * down to 8 levels and 10,000 objects per level: built once per parsed body, since the
+ * pipeline looks up metadata and error keys in every body and a large body has thousands
+ * of objects.
+ */
+function keyIndexOf(value: object): KeyIndex {
+  let index = KEY_INDEX_CACHE.get(value);
+  if (index) return index;
+  index = { first: new Map(), names: new Set() };
+  // Paths are joined only for the first value of each key: a large body has tens of thousands of objects.
+  interface Step { value: object; key: string; parent: Step | null }
+  const pathOf = (step: Step | null, key: string): string => {
+    const parts = [key];
+    for (let s = step; s && s.parent !== null; s = s.parent) parts.push(s.key);
+    return parts.reverse().join('.');
+  };
+  let rank = 0;
+  let frontier: Step[] = [{ value, key: '', parent: null }];
   for (let depth = 0; depth < 8 && frontier.length; depth++) {
-    const next: typeof frontier = [];
+    const next: Step[] = [];
     for (const item of frontier) {
-      if (!item.value || typeof item.value !== 'object') continue;
-      for (const [k, child] of Object.entries(item.value as Record<string, unknown>)) {
-        const path = item.path ? `${item.path}.${k}` : k;
-        if (keys.has(normKey(k)) && child !== null && child !== undefined) return { path, value: child };
-        if (child && typeof child === 'object' && next.length < 10_000) next.push({ value: child, path });
+      const object = item.value as Record<string, unknown>;
+      for (const k of Object.keys(object)) {
+        const child = object[k];
+        const key = normKey(k);
+        index.names.add(key);
+        if (child !== null && child !== undefined && !index.first.has(key)) index.first.set(key, { rank: rank++, path: pathOf(item, k), value: child });
+        if (child && typeof child === 'object' && next.length < 10_000) next.push({ value: child, key: k, parent: item });
       }
     }
     frontier = next;
   }
-  return null;
+  KEY_INDEX_CACHE.set(value, index);
+  return index;
+}
+
+/** The shallowest (then first) non-null value under one of `keys` (normalised key names). */
+function findObjectByKey(value: unknown, keys: Set<string>): { path: string; value: unknown } | null {
+  if (!value || typeof value !== 'object') return null;
+  const { first } = keyIndexOf(value);
+  let best: KeyedObject | undefined;
+  for (const key of keys) {
+    const hit = first.get(key);
+    if (hit && (!best || hit.rank < best.rank)) best = hit;
+  }
+  return best ? { path: best.path, value: best.value } : null;
 }
 
 // ---------------------------------------------------------------- the pipeline
@@ -942,14 +989,14 @@ function serviceFacts(serviceRequest: Record<string, unknown>): ServiceFacts {
   };
 }
 
-/** Every key name on the paths of the bodies' leaves, normalised (what payload markers are matched against). */
+/**
+ * The key names of the bodies' objects down to 8 levels, normalised (what payload markers are
+ * matched against): the key index the other lookups use already holds them.
+ */
 function keyNamesOf(bodies: Array<LegBody | undefined>): Set<string> {
   const names = new Set<string>();
   for (const body of bodies) {
-    if (body?.value === undefined) continue;
-    for (const leaf of cachedLeaves(body.value).leaves) {
-      for (const segment of leaf.path.split('.')) if (!/^\d+$/.test(segment)) names.add(normKey(segment));
-    }
+    if (body?.value && typeof body.value === 'object') for (const key of keyIndexOf(body.value).names) names.add(key);
   }
   return names;
 }
