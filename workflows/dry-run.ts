@@ -14,15 +14,21 @@
  * After validation the workflow keeps listening for `settleSeconds`, then completes; a
  * later leg starts a new run that picks the state up from MongoDB.
  */
-import { condition, continueAsNew, defineSignal, patched, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, defineSignal, patched, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { startWebhookDelivery } from './webhook-delivery';
 
-const { pairDryRun, validateDryRun, expireDryRunPair } = proxyActivities<Activities>({
+const DRY_RUN_ACTIVITY_OPTIONS = {
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+} as const;
+const { pairDryRun, validateDryRun, expireDryRunPair } = proxyActivities<Activities>(DRY_RUN_ACTIVITY_OPTIONS);
+// Since 'local-dry-run-steps': pairing and validation (a few keyed MongoDB calls and the
+// pipeline, in-process work) run as local activities, in the workflow task the leg's signal
+// brought: no task-queue round trip through the server for each, so the report is ready
+// sooner after the second leg. Both are idempotent, like every activity.
+const localDryRun = proxyLocalActivities<Activities>(DRY_RUN_ACTIVITY_OPTIONS);
 
 export const ResourceStatusKey = defineSearchAttributeKey('ResourceStatus', SearchAttributeType.KEYWORD);
 export const ResourceIdKey = defineSearchAttributeKey('ResourceId', SearchAttributeType.KEYWORD);
@@ -95,14 +101,15 @@ export async function dryRunPairWorkflow(input: DryRunPairInput): Promise<string
     pending = 0;
     const batches = batchIds;
     batchIds = [];
-    const pair = await pairDryRun({ ...key, registrationId, paymentId, batchIds: batches, fresh });
+    const local = patched('local-dry-run-steps');
+    const pair = await (local ? localDryRun.pairDryRun : pairDryRun)({ ...key, registrationId, paymentId, batchIds: batches, fresh });
     fresh = false;
     registrationId = pair.registrationId ?? registrationId;
     paymentId = pair.dryRunPaymentId ?? paymentId;
     showRegistration();
     setStatus(pair.status === 'PAIRED' || pair.status === 'VALIDATED' || status !== 'UNMATCHED' ? pair.status : status);
     if (pair.needsValidation && pair.registrationId) {
-      const outcome = await validateDryRun({ ...key, registrationId: pair.registrationId });
+      const outcome = await (local ? localDryRun.validateDryRun : validateDryRun)({ ...key, registrationId: pair.registrationId });
       setStatus('VALIDATED');
       if (outcome.changed) {
         await startWebhookDelivery({
