@@ -154,7 +154,12 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   // workflow task stays short while merchants' updates arrive (an update handed to a task
   // that is held open by a long local activity can come back unprocessed).
   const { authorizeAttempt } = localProviderCalls ? localProviderActivities : providerActivities;
+  // Since 'route-with-first-attempt': routing and the first attempt are one local activity, and
+  // PROCESSING is stored by the attempt only when the provider is slow, so a fast outcome costs
+  // one write of the read model.
+  const routeWithFirstAttempt = localProviderCalls && patched('route-with-first-attempt');
   const { providerFollowUp } = providerActivities;
+  const { routeAndAuthorize } = localProviderActivities;
   const serially = serialQueue();
   let operationsReceived = 0;
   let authorizedOn: RoutedConnection | null = null;
@@ -457,37 +462,49 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   );
 
   // ---- routing and provider attempts -------------------------------------------------
-  // Before 'local-provider-calls' the new payment was stored before routing; now its first
-  // write is PROCESSING (or NO_ROUTE), one write less before the outcome.
+  // Before 'local-provider-calls' the new payment was stored before routing; then its first
+  // write was PROCESSING (or NO_ROUTE); since 'route-with-first-attempt' it is the outcome,
+  // unless the provider is slow.
   if (!localProviderCalls) await save();
   const card = record.payment_method.card;
-  const route = await routePayment({
-    accountId: record.account_id,
-    facts: { country: record.country, paymentMethodType: record.payment_method.type, currency: record.amount.currency, amount: record.amount.value, cardBrand: card?.brand ?? null, iin: card?.iin ?? null },
+  const facts = { country: record.country, paymentMethodType: record.payment_method.type, currency: record.amount.currency, amount: record.amount.value, cardBrand: card?.brand ?? null, iin: card?.iin ?? null };
+  const attempt = (i: number) => ({
+    paymentId: record.id,
+    attempt: i + 1,
+    cardId: input.cardId,
+    amount: record.amount.value,
+    currency: record.amount.currency,
+    capture: record.capture,
+    installments: card?.installments ?? null,
+    softDescriptor: card?.soft_descriptor ?? null,
+    reference: record.id,
   });
+  let route: RoutedConnection[] | null;
+  let firstResult: ProviderResult | null = null;
+  let firstStarted: PaymentRecord | null = null; // the record as the first attempt starts
+  if (routeWithFirstAttempt) {
+    firstStarted = applyEvent(record, { type: 'attempt_started' }, now());
+    ({ route, first: firstResult } = await routeAndAuthorize({ accountId: record.account_id, facts, attempt: attempt(0), processing: firstStarted }));
+  } else {
+    route = await routePayment({ accountId: record.account_id, facts });
+  }
   if (!route || route.length === 0) {
     record = applyEvent(record, { type: 'no_route' }, now());
   } else {
     let last: ProviderResult | null = null;
     for (let i = 0; i < route.length; i++) {
-      record = applyEvent(record, { type: 'attempt_started' }, now());
-      // PROCESSING is written while the provider answers (both are local activities since
-      // 'local-provider-calls'); it is written before the outcome, whichever ends first.
-      const processingSaved = save();
-      if (!localProviderCalls) await processingSaved;
-      last = await authorizeAttempt({
-        paymentId: record.id,
-        attempt: i + 1,
-        connection: route[i],
-        cardId: input.cardId,
-        amount: record.amount.value,
-        currency: record.amount.currency,
-        capture: record.capture,
-        installments: card?.installments ?? null,
-        softDescriptor: card?.soft_descriptor ?? null,
-        reference: record.id,
-      });
-      await processingSaved;
+      if (routeWithFirstAttempt) {
+        record = i === 0 ? firstStarted! : applyEvent(record, { type: 'attempt_started' }, now());
+        last = i === 0 ? firstResult! : await authorizeAttempt({ ...attempt(i), connection: route[i], processing: record });
+      } else {
+        record = applyEvent(record, { type: 'attempt_started' }, now());
+        // PROCESSING is written while the provider answers (both are local activities since
+        // 'local-provider-calls'); it is written before the outcome, whichever ends first.
+        const processingSaved = save();
+        if (!localProviderCalls) await processingSaved;
+        last = await authorizeAttempt({ ...attempt(i), connection: route[i] });
+        await processingSaved;
+      }
       record = withTransaction(record, transaction(record.capture ? 'PURCHASE' : 'AUTHORIZE', record.amount.value, last, route[i]), now());
       if (last.category === 'APPROVED') authorizedOn = route[i];
       if (last.category === 'THREE_D_SECURE') pendingOn = route[i];
