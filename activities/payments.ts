@@ -12,7 +12,7 @@ import { AuthorizeRequest, ProviderCall, ProviderResult, ProviderTimeout, target
 import { markPaymentMethodUsed } from './repositories/customers';
 import { savePaymentRecord } from './repositories/payments';
 import { openConnectionCredentials, resolveRoute, RoutedConnection } from './repositories/routing';
-import { findVaultCard, forgetSecurityCode, openPan, readSecurityCode } from './repositories/vault';
+import { findVaultCard, forgetSecurityCode, forgetSecurityCodeOnCard, openPan, readSecurityCode, securityCodeOnCard } from './repositories/vault';
 import { authorizingTransaction, PaymentRecord } from '../domain/payments/record';
 import { PROVIDERS_WITH_CREDENTIALS, RoutingFacts, servableConnections } from '../domain/payments/routing';
 import { fullYear } from '../domain/payments/cards';
@@ -22,6 +22,8 @@ export interface AttemptInput {
   attempt: number;
   connection: RoutedConnection;
   cardId: string;
+  /** The payment's CVV is kept on its vault card (a card given with the payment), not under the payment. */
+  securityCodeOnCard?: boolean;
   amount: number;
   currency: string;
   capture: boolean;
@@ -117,10 +119,13 @@ export function createPaymentActivities(deps: ActivityDeps) {
   }
 
   /** The vault card and the CVV kept for this payment's authorization (null once used or when none was given). */
-  async function openCard(input: { cardId: string; paymentId: string }) {
-    const [card, securityCode] = await Promise.all([findVaultCard(db, input.cardId), readSecurityCode(db, keyring, input.paymentId)]);
+  async function openCard(input: { cardId: string; paymentId: string; securityCodeOnCard?: boolean }) {
+    const [card, securityCode] = await Promise.all([
+      findVaultCard(db, input.cardId),
+      input.securityCodeOnCard ? null : readSecurityCode(db, keyring, input.paymentId),
+    ]);
     if (!card) throw new Error(`vault card ${input.cardId} is missing`);
-    return { card, securityCode };
+    return { card, securityCode: input.securityCodeOnCard ? securityCodeOnCard(keyring, card, input.paymentId) : securityCode };
   }
 
   /**
@@ -245,8 +250,10 @@ export function createPaymentActivities(deps: ActivityDeps) {
     },
 
     /** The CVV served its one authorization: delete it. */
-    async releaseSecurityCode(paymentId: string): Promise<void> {
-      await forgetSecurityCode(db, paymentId);
+    async releaseSecurityCode(paymentId: string, cardId?: string): Promise<void> {
+      // A card vaulted with its payment holds that payment's CVV; otherwise it is kept under the payment.
+      if (cardId) await forgetSecurityCodeOnCard(db, cardId);
+      else await forgetSecurityCode(db, paymentId);
     },
 
     /** Stores a domain event once (its id is the key), so consumers that come later miss nothing. */

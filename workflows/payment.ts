@@ -83,6 +83,8 @@ export interface PaymentWorkflowInput {
   payment: NewPaymentInput;
   cardId: string;
   customerId: string | null;
+  /** The CVV is kept on the vault card (a card given with the payment); absent in older inputs. */
+  securityCodeOnCard?: boolean;
 }
 
 export interface OperationRequest {
@@ -472,6 +474,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     paymentId: record.id,
     attempt: i + 1,
     cardId: input.cardId,
+    securityCodeOnCard: input.securityCodeOnCard,
     amount: record.amount.value,
     currency: record.amount.currency,
     capture: record.capture,
@@ -524,11 +527,11 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     const outcome = record;
     await serially(async () => {
       await sleep(1);
-      await releaseSecurityCode(outcome.id);
+      await releaseSecurityCode(outcome.id, input.securityCodeOnCard ? input.cardId : undefined);
       await announce(outcome);
     });
   } else {
-    await releaseSecurityCode(record.id);
+    await releaseSecurityCode(record.id, input.securityCodeOnCard ? input.cardId : undefined);
     await announce();
   }
 
