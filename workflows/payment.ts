@@ -210,13 +210,30 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     };
   }
 
-  /** Webhooks and domain events for `payment` as it is now (or as it was at the outcome). */
-  async function announce(payment: PaymentRecord = record): Promise<void> {
+  /**
+   * Webhooks and domain events for `payment` as it is now (or as it was at the outcome).
+   * `webhookFirst`: the webhook's workflow is started before anything else, so the task in
+   * progress ends with that start; false when there is no event to announce.
+   */
+  async function announce(payment: PaymentRecord = record, webhookFirst = false): Promise<boolean> {
     const key = `${payment.status}/${payment.sub_status}`;
     const eventType = WEBHOOK_EVENT_OF_STATUS[key];
-    if (!eventType) return;
+    if (!eventType) return false;
     const eventId = `${payment.id}:${payment.version}`;
     const data = renderPayment(payment) as unknown as Record<string, unknown>;
+    const delivery = {
+      deliveryId: eventId,
+      eventId,
+      eventType,
+      organizationCode: payment.organization_code,
+      accountId: payment.account_id,
+      resourceType: 'payment',
+      resourceId: payment.id,
+      callbackUrl: payment.callback_url,
+      occurredAt: payment.updated_at,
+      data,
+    };
+    if (webhookFirst) await startWebhookDelivery(delivery);
     if (eventType === 'payment.declined') {
       const last = payment.transactions[payment.transactions.length - 1];
       await recordDomainEvent({
@@ -254,18 +271,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
     // Marketplace payments: the captured split shares fund the organization balance (split transfers pay them out).
     if (payment.sub_status === 'CAPTURED' && payment.split.length > 0 && patched('ledger-split-credits')) await creditCapturedSplits(payment);
-    await startWebhookDelivery({
-      deliveryId: eventId,
-      eventId,
-      eventType,
-      organizationCode: payment.organization_code,
-      accountId: payment.account_id,
-      resourceType: 'payment',
-      resourceId: payment.id,
-      callbackUrl: payment.callback_url,
-      occurredAt: payment.updated_at,
-      data,
-    });
+    if (!webhookFirst) await startWebhookDelivery(delivery);
+    return true;
   }
 
   function refuse(event: PaymentEvent): void {
@@ -519,7 +526,18 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   }
   await save();
   outcomeReached = true;
-  if (localProviderCalls) {
+  if (routeWithFirstAttempt && patched('webhook-in-first-task')) {
+    // The webhook's workflow starts with this task's completion, which carries the answer; the
+    // rest follows in the task its start brings (no timer task). The CVV is released only then,
+    // once the attempt is recorded: a repeated attempt must send the same request. Queued first:
+    // an operation the merchant sends on the answer runs after, and the webhook tells the
+    // outcome as it was.
+    const outcome = record;
+    await serially(async () => {
+      if (!(await announce(outcome, true))) await sleep(1); // no event: end this task all the same
+      await releaseSecurityCode(outcome.id, input.securityCodeOnCard ? input.cardId : undefined);
+    });
+  } else if (localProviderCalls) {
     // End this workflow task here, so the first-outcome answer leaves now instead of after the
     // clean-up and webhook below (a task completes only once its local activities have). Queued
     // first: an operation the merchant sends on the answer runs after, and the webhook tells
