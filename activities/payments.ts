@@ -34,7 +34,7 @@ export interface AttemptInput {
 
 export interface AttemptOptions {
   /**
-   * Since 'route-with-first-attempt': the payment as PROCESSING, stored only when the provider
+   * Since 'first-task-outcome': the payment as PROCESSING, stored only when the provider
    * has not answered within PROCESSING_NOTICE_MS; a fast answer is stored once, with its
    * outcome, by the workflow.
    */
@@ -216,7 +216,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
     },
 
     /**
-     * Routing and the first attempt in one local activity (since 'route-with-first-attempt'):
+     * Routing and the first attempt in one local activity (since 'first-task-outcome'):
      * one hand-off between workflow and worker less, and the vault is read while the route
      * resolves. Failover attempts are authorizeAttempt.
      */

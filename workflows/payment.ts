@@ -156,10 +156,11 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   // workflow task stays short while merchants' updates arrive (an update handed to a task
   // that is held open by a long local activity can come back unprocessed).
   const { authorizeAttempt } = localProviderCalls ? localProviderActivities : providerActivities;
-  // Since 'route-with-first-attempt': routing and the first attempt are one local activity, and
-  // PROCESSING is stored by the attempt only when the provider is slow, so a fast outcome costs
-  // one write of the read model.
-  const routeWithFirstAttempt = localProviderCalls && patched('route-with-first-attempt');
+  // Since 'first-task-outcome' (one patch: each costs a marker and a search-attribute update):
+  // routing and the first attempt are one local activity; PROCESSING is stored by the attempt
+  // only when the provider is slow, so a fast outcome costs one write of the read model; the
+  // webhook's workflow starts with the first task, and no timer task follows it.
+  const routeWithFirstAttempt = localProviderCalls && patched('first-task-outcome');
   const { providerFollowUp } = providerActivities;
   const { routeAndAuthorize } = localProviderActivities;
   const serially = serialQueue();
@@ -472,7 +473,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
 
   // ---- routing and provider attempts -------------------------------------------------
   // Before 'local-provider-calls' the new payment was stored before routing; then its first
-  // write was PROCESSING (or NO_ROUTE); since 'route-with-first-attempt' it is the outcome,
+  // write was PROCESSING (or NO_ROUTE); since 'first-task-outcome' it is the outcome,
   // unless the provider is slow.
   if (!localProviderCalls) await save();
   const card = record.payment_method.card;
@@ -526,7 +527,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   }
   await save();
   outcomeReached = true;
-  if (routeWithFirstAttempt && patched('webhook-in-first-task')) {
+  if (routeWithFirstAttempt) {
     // The webhook's workflow starts with this task's completion, which carries the answer; the
     // rest follows in the task its start brings (no timer task). The CVV is released only then,
     // once the attempt is recorded: a repeated attempt must send the same request. Queued first:
