@@ -160,7 +160,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   // routing and the first attempt are one local activity; PROCESSING is stored by the attempt
   // only when the provider is slow, so a fast outcome costs one write of the read model; the
   // webhook's workflow starts with the first task, and no timer task follows it.
-  const routeWithFirstAttempt = localProviderCalls && patched('first-task-outcome');
+  const firstTaskOutcome = localProviderCalls && patched('first-task-outcome');
   const { providerFollowUp } = providerActivities;
   const { routeAndAuthorize } = localProviderActivities;
   const serially = serialQueue();
@@ -493,7 +493,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   let route: RoutedConnection[] | null;
   let firstResult: ProviderResult | null = null;
   let firstStarted: PaymentRecord | null = null; // the record as the first attempt starts
-  if (routeWithFirstAttempt) {
+  if (firstTaskOutcome) {
     firstStarted = applyEvent(record, { type: 'attempt_started' }, now());
     ({ route, first: firstResult } = await routeAndAuthorize({ accountId: record.account_id, facts, attempt: attempt(0), processing: firstStarted }));
   } else {
@@ -504,7 +504,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   } else {
     let last: ProviderResult | null = null;
     for (let i = 0; i < route.length; i++) {
-      if (routeWithFirstAttempt) {
+      if (firstTaskOutcome) {
         record = i === 0 ? firstStarted! : applyEvent(record, { type: 'attempt_started' }, now());
         last = i === 0 ? firstResult! : await authorizeAttempt({ ...attempt(i), connection: route[i], processing: record });
       } else {
@@ -527,7 +527,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   }
   await save();
   outcomeReached = true;
-  if (routeWithFirstAttempt) {
+  if (firstTaskOutcome) {
     // The webhook's workflow starts with this task's completion, which carries the answer; the
     // rest follows in the task its start brings (no timer task). The CVV is released only then,
     // once the attempt is recorded: a repeated attempt must send the same request. Queued first:
