@@ -7,6 +7,7 @@ import type { Config } from './runtime/config';
 import type { Keyring } from '../domain/crypto';
 import type { Logger } from './runtime/logger';
 import { EXPIRING_COLLECTIONS } from './runtime/mongo';
+import { purgeExpiredSecurityCodesOnCards } from './repositories/vault';
 import { newId } from '../domain/credentials';
 import { createPaymentActivities } from './payments';
 import { createWebhookActivities } from './webhooks';
@@ -48,6 +49,7 @@ export function createActivities(deps: ActivityDeps) {
         const result = await deps.db.collection(name).deleteMany({ expires_at: { $lte: now } });
         deleted[name] = result.deletedCount;
       }
+      deleted['vault_cards.security_code'] = await purgeExpiredSecurityCodesOnCards(deps.db, now);
       return deleted;
     },
   };

@@ -12,7 +12,7 @@ import { AuthorizeRequest, ProviderCall, ProviderResult, ProviderTimeout, target
 import { markPaymentMethodUsed } from './repositories/customers';
 import { savePaymentRecord } from './repositories/payments';
 import { openConnectionCredentials, resolveRoute, RoutedConnection } from './repositories/routing';
-import { findVaultCard, forgetSecurityCode, openPan, readSecurityCode } from './repositories/vault';
+import { findVaultCard, forgetSecurityCode, forgetSecurityCodeOnCard, openPan, readSecurityCode, securityCodeOnCard } from './repositories/vault';
 import { authorizingTransaction, PaymentRecord } from '../domain/payments/record';
 import { PROVIDERS_WITH_CREDENTIALS, RoutingFacts, servableConnections } from '../domain/payments/routing';
 import { fullYear } from '../domain/payments/cards';
@@ -22,6 +22,8 @@ export interface AttemptInput {
   attempt: number;
   connection: RoutedConnection;
   cardId: string;
+  /** The payment's CVV is kept on its vault card (a card given with the payment), not under the payment. */
+  securityCodeOnCard?: boolean;
   amount: number;
   currency: string;
   capture: boolean;
@@ -29,6 +31,35 @@ export interface AttemptInput {
   softDescriptor: string | null;
   reference: string;
 }
+
+export interface AttemptOptions {
+  /**
+   * Since 'first-task-outcome': the payment as PROCESSING, stored only when the provider
+   * has not answered within PROCESSING_NOTICE_MS; a fast answer is stored once, with its
+   * outcome, by the workflow.
+   */
+  processing?: PaymentRecord;
+}
+
+export interface RouteAndAuthorizeInput extends AttemptOptions {
+  accountId: string;
+  facts: RoutingFacts;
+  /** The first attempt, made on the route's first connection. */
+  attempt: Omit<AttemptInput, 'connection'>;
+}
+
+export interface RouteAndAuthorizeResult {
+  /** Null when no connection can take the payment (NO_ROUTE): nothing was attempted. */
+  route: RoutedConnection[] | null;
+  /** The first attempt's result, on route[0]; null without a route. */
+  first: ProviderResult | null;
+}
+
+/**
+ * A provider slower than this gets its payment stored as PROCESSING while it answers, well
+ * before the API stops waiting (PAYMENT_SYNC_WAIT_MS) and answers with the stored payment.
+ */
+const PROCESSING_NOTICE_MS = 250;
 
 export interface FollowUpInput {
   kind: 'capture' | 'void' | 'refund';
@@ -87,53 +118,58 @@ export function createPaymentActivities(deps: ActivityDeps) {
     };
   }
 
-  return {
-    async savePayment(record: PaymentRecord): Promise<void> {
-      await savePaymentRecord(db, record);
-      // A payment approved with an enrolled method is that method's latest successful use.
-      const approved = record.payment_method.vaulted_token ? authorizingTransaction(record) : undefined;
-      if (approved) await markPaymentMethodUsed(db, record.organization_code, record.payment_method.vaulted_token, approved.created_at);
-    },
+  /** The vault card and the CVV kept for this payment's authorization (null once used or when none was given). */
+  async function openCard(input: { cardId: string; paymentId: string; securityCodeOnCard?: boolean }) {
+    const [card, securityCode] = await Promise.all([
+      findVaultCard(db, input.cardId),
+      input.securityCodeOnCard ? null : readSecurityCode(db, keyring, input.paymentId),
+    ]);
+    if (!card) throw new Error(`vault card ${input.cardId} is missing`);
+    return { card, securityCode: input.securityCodeOnCard ? securityCodeOnCard(keyring, card, input.paymentId) : securityCode };
+  }
 
-    /**
-     * The route's connections that can take the payment. A connection to a catalogue
-     * provider without a connector (or one that does not take the method there) is left
-     * out here, so the payment ends NO_ROUTE instead of failing on a missing connector.
-     */
-    async routePayment(input: { accountId: string; facts: RoutingFacts }): Promise<RoutedConnection[] | null> {
-      const route = await resolveRoute(db, input.accountId, input.facts);
-      if (!route) return null;
-      const { servable } = servableConnections(route, input.facts, paymentFlowsOf);
-      return servable.length ? servable : null;
-    },
+  /**
+   * Runs `work` (a provider call); if it is still running after PROCESSING_NOTICE_MS, stores
+   * `processing` meanwhile. Returns only once that write has settled, so it never lands after
+   * the outcome the workflow stores next (and the version check would refuse it anyway).
+   */
+  async function noticingSlowAnswer<T>(processing: PaymentRecord | undefined, work: () => Promise<T>): Promise<T> {
+    if (!processing) return work();
+    let stored: Promise<void> | undefined;
+    const timer = setTimeout(() => {
+      // Only a notice: the outcome is stored by the workflow whether or not this succeeds.
+      stored = savePaymentRecord(db, processing).catch((error) => deps.logger.warn({ err: error, paymentId: processing.id }, 'could not store the payment as PROCESSING'));
+    }, Math.min(PROCESSING_NOTICE_MS, config.paymentSyncWaitMs / 3));
+    try {
+      return await work();
+    } finally {
+      clearTimeout(timer);
+      await stored;
+    }
+  }
 
-    /**
-     * One authorization attempt on one connection. Provider answers (approval, decline,
-     * 5xx) are results, not failures; a timeout is followed by a reversal of the attempt
-     * so nothing stays charged when the route moves on to the next connection.
-     */
-    async authorizeAttempt(input: AttemptInput): Promise<ProviderResult> {
-      const [card, securityCode] = await Promise.all([findVaultCard(db, input.cardId), readSecurityCode(db, keyring, input.paymentId)]);
-      if (!card) throw new Error(`vault card ${input.cardId} is missing`);
-      const connector = connectorFor(input.connection.providerId);
-      const call = await providerCall(input.connection);
-      const request: AuthorizeRequest = {
-        idempotencyKey: `${input.paymentId}:attempt:${input.attempt}`,
-        reference: input.reference,
-        amount: input.amount,
-        currency: input.currency,
-        capture: input.capture,
-        installments: input.installments,
-        softDescriptor: input.softDescriptor,
-        card: {
-          number: openPan(keyring, card),
-          holderName: card.holder_name,
-          expirationMonth: card.expiration_month,
-          expirationYear: fullYear(card.expiration_year),
-          securityCode,
-        },
-      };
-      return withHeartbeat(async () => {
+  async function authorize(input: AttemptInput, opened: Awaited<ReturnType<typeof openCard>>, processing?: PaymentRecord): Promise<ProviderResult> {
+    const { card, securityCode } = opened;
+    const connector = connectorFor(input.connection.providerId);
+    const call = await providerCall(input.connection);
+    const request: AuthorizeRequest = {
+      idempotencyKey: `${input.paymentId}:attempt:${input.attempt}`,
+      reference: input.reference,
+      amount: input.amount,
+      currency: input.currency,
+      capture: input.capture,
+      installments: input.installments,
+      softDescriptor: input.softDescriptor,
+      card: {
+        number: openPan(keyring, card),
+        holderName: card.holder_name,
+        expirationMonth: card.expiration_month,
+        expirationYear: fullYear(card.expiration_year),
+        securityCode,
+      },
+    };
+    return withHeartbeat(() =>
+      noticingSlowAnswer(processing, async () => {
         try {
           return await traced(connector.providerId, 'authorize', call.timeoutMs, () => connector.authorize(call, request));
         } catch (error) {
@@ -144,8 +180,54 @@ export function createPaymentActivities(deps: ActivityDeps) {
           // Connection refused / reset before an answer: nothing was authorized on our side of the wire.
           return failureResult('PROVIDER_ERROR', `provider unreachable: ${(error as Error).message}`, null);
         }
-      });
+      }),
+    );
+  }
+
+  /**
+   * The route's connections that can take the payment. A connection to a catalogue
+   * provider without a connector (or one that does not take the method there) is left
+   * out here, so the payment ends NO_ROUTE instead of failing on a missing connector.
+   */
+  async function routePayment(input: { accountId: string; facts: RoutingFacts }): Promise<RoutedConnection[] | null> {
+    const route = await resolveRoute(db, input.accountId, input.facts);
+    if (!route) return null;
+    const { servable } = servableConnections(route, input.facts, paymentFlowsOf);
+    return servable.length ? servable : null;
+  }
+
+  return {
+    async savePayment(record: PaymentRecord): Promise<void> {
+      await savePaymentRecord(db, record);
+      // A payment approved with an enrolled method is that method's latest successful use.
+      const approved = record.payment_method.vaulted_token ? authorizingTransaction(record) : undefined;
+      if (approved) await markPaymentMethodUsed(db, record.organization_code, record.payment_method.vaulted_token, approved.created_at);
     },
+
+    routePayment,
+
+    /**
+     * One authorization attempt on one connection. Provider answers (approval, decline,
+     * 5xx) are results, not failures; a timeout is followed by a reversal of the attempt
+     * so nothing stays charged when the route moves on to the next connection.
+     */
+    async authorizeAttempt(input: AttemptInput & AttemptOptions): Promise<ProviderResult> {
+      return authorize(input, await openCard(input), input.processing);
+    },
+
+    /**
+     * Routing and the first attempt in one local activity (since 'first-task-outcome'):
+     * one hand-off between workflow and worker less, and the vault is read while the route
+     * resolves. Failover attempts are authorizeAttempt.
+     */
+    async routeAndAuthorize(input: RouteAndAuthorizeInput): Promise<RouteAndAuthorizeResult> {
+      const card = openCard(input.attempt);
+      card.catch(() => undefined); // awaited only when there is a route
+      const route = await routePayment(input);
+      if (!route) return { route: null, first: null };
+      return { route, first: await authorize({ ...input.attempt, connection: route[0] }, await card, input.processing) };
+    },
+
 
     async providerFollowUp(input: FollowUpInput): Promise<ProviderResult> {
       const connector = connectorFor(input.connection.providerId);
@@ -168,8 +250,10 @@ export function createPaymentActivities(deps: ActivityDeps) {
     },
 
     /** The CVV served its one authorization: delete it. */
-    async releaseSecurityCode(paymentId: string): Promise<void> {
-      await forgetSecurityCode(db, paymentId);
+    async releaseSecurityCode(paymentId: string, cardId?: string): Promise<void> {
+      // A card vaulted with its payment holds that payment's CVV; otherwise it is kept under the payment.
+      if (cardId) await forgetSecurityCodeOnCard(db, cardId);
+      else await forgetSecurityCode(db, paymentId);
     },
 
     /** Stores a domain event once (its id is the key), so consumers that come later miss nothing. */

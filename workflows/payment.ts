@@ -83,6 +83,8 @@ export interface PaymentWorkflowInput {
   payment: NewPaymentInput;
   cardId: string;
   customerId: string | null;
+  /** The CVV is kept on the vault card (a card given with the payment); absent in older inputs. */
+  securityCodeOnCard?: boolean;
 }
 
 export interface OperationRequest {
@@ -154,7 +156,13 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   // workflow task stays short while merchants' updates arrive (an update handed to a task
   // that is held open by a long local activity can come back unprocessed).
   const { authorizeAttempt } = localProviderCalls ? localProviderActivities : providerActivities;
+  // Since 'first-task-outcome' (one patch: each costs a marker and a search-attribute update):
+  // routing and the first attempt are one local activity; PROCESSING is stored by the attempt
+  // only when the provider is slow, so a fast outcome costs one write of the read model; the
+  // webhook's workflow starts with the first task, and no timer task follows it.
+  const firstTaskOutcome = localProviderCalls && patched('first-task-outcome');
   const { providerFollowUp } = providerActivities;
+  const { routeAndAuthorize } = localProviderActivities;
   const serially = serialQueue();
   let operationsReceived = 0;
   let authorizedOn: RoutedConnection | null = null;
@@ -203,13 +211,30 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     };
   }
 
-  /** Webhooks and domain events for `payment` as it is now (or as it was at the outcome). */
-  async function announce(payment: PaymentRecord = record): Promise<void> {
+  /**
+   * Webhooks and domain events for `payment` as it is now (or as it was at the outcome).
+   * `webhookFirst`: the webhook's workflow is started before anything else, so the task in
+   * progress ends with that start; false when there is no event to announce.
+   */
+  async function announce(payment: PaymentRecord = record, webhookFirst = false): Promise<boolean> {
     const key = `${payment.status}/${payment.sub_status}`;
     const eventType = WEBHOOK_EVENT_OF_STATUS[key];
-    if (!eventType) return;
+    if (!eventType) return false;
     const eventId = `${payment.id}:${payment.version}`;
     const data = renderPayment(payment) as unknown as Record<string, unknown>;
+    const delivery = {
+      deliveryId: eventId,
+      eventId,
+      eventType,
+      organizationCode: payment.organization_code,
+      accountId: payment.account_id,
+      resourceType: 'payment',
+      resourceId: payment.id,
+      callbackUrl: payment.callback_url,
+      occurredAt: payment.updated_at,
+      data,
+    };
+    if (webhookFirst) await startWebhookDelivery(delivery);
     if (eventType === 'payment.declined') {
       const last = payment.transactions[payment.transactions.length - 1];
       await recordDomainEvent({
@@ -247,18 +272,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
     // Marketplace payments: the captured split shares fund the organization balance (split transfers pay them out).
     if (payment.sub_status === 'CAPTURED' && payment.split.length > 0 && patched('ledger-split-credits')) await creditCapturedSplits(payment);
-    await startWebhookDelivery({
-      deliveryId: eventId,
-      eventId,
-      eventType,
-      organizationCode: payment.organization_code,
-      accountId: payment.account_id,
-      resourceType: 'payment',
-      resourceId: payment.id,
-      callbackUrl: payment.callback_url,
-      occurredAt: payment.updated_at,
-      data,
-    });
+    if (!webhookFirst) await startWebhookDelivery(delivery);
+    return true;
   }
 
   function refuse(event: PaymentEvent): void {
@@ -457,37 +472,50 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   );
 
   // ---- routing and provider attempts -------------------------------------------------
-  // Before 'local-provider-calls' the new payment was stored before routing; now its first
-  // write is PROCESSING (or NO_ROUTE), one write less before the outcome.
+  // Before 'local-provider-calls' the new payment was stored before routing; then its first
+  // write was PROCESSING (or NO_ROUTE); since 'first-task-outcome' it is the outcome,
+  // unless the provider is slow.
   if (!localProviderCalls) await save();
   const card = record.payment_method.card;
-  const route = await routePayment({
-    accountId: record.account_id,
-    facts: { country: record.country, paymentMethodType: record.payment_method.type, currency: record.amount.currency, amount: record.amount.value, cardBrand: card?.brand ?? null, iin: card?.iin ?? null },
+  const facts = { country: record.country, paymentMethodType: record.payment_method.type, currency: record.amount.currency, amount: record.amount.value, cardBrand: card?.brand ?? null, iin: card?.iin ?? null };
+  const attempt = (i: number) => ({
+    paymentId: record.id,
+    attempt: i + 1,
+    cardId: input.cardId,
+    securityCodeOnCard: input.securityCodeOnCard,
+    amount: record.amount.value,
+    currency: record.amount.currency,
+    capture: record.capture,
+    installments: card?.installments ?? null,
+    softDescriptor: card?.soft_descriptor ?? null,
+    reference: record.id,
   });
+  let route: RoutedConnection[] | null;
+  let firstResult: ProviderResult | null = null;
+  let firstStarted: PaymentRecord | null = null; // the record as the first attempt starts
+  if (firstTaskOutcome) {
+    firstStarted = applyEvent(record, { type: 'attempt_started' }, now());
+    ({ route, first: firstResult } = await routeAndAuthorize({ accountId: record.account_id, facts, attempt: attempt(0), processing: firstStarted }));
+  } else {
+    route = await routePayment({ accountId: record.account_id, facts });
+  }
   if (!route || route.length === 0) {
     record = applyEvent(record, { type: 'no_route' }, now());
   } else {
     let last: ProviderResult | null = null;
     for (let i = 0; i < route.length; i++) {
-      record = applyEvent(record, { type: 'attempt_started' }, now());
-      // PROCESSING is written while the provider answers (both are local activities since
-      // 'local-provider-calls'); it is written before the outcome, whichever ends first.
-      const processingSaved = save();
-      if (!localProviderCalls) await processingSaved;
-      last = await authorizeAttempt({
-        paymentId: record.id,
-        attempt: i + 1,
-        connection: route[i],
-        cardId: input.cardId,
-        amount: record.amount.value,
-        currency: record.amount.currency,
-        capture: record.capture,
-        installments: card?.installments ?? null,
-        softDescriptor: card?.soft_descriptor ?? null,
-        reference: record.id,
-      });
-      await processingSaved;
+      if (firstTaskOutcome) {
+        record = i === 0 ? firstStarted! : applyEvent(record, { type: 'attempt_started' }, now());
+        last = i === 0 ? firstResult! : await authorizeAttempt({ ...attempt(i), connection: route[i], processing: record });
+      } else {
+        record = applyEvent(record, { type: 'attempt_started' }, now());
+        // PROCESSING is written while the provider answers (both are local activities since
+        // 'local-provider-calls'); it is written before the outcome, whichever ends first.
+        const processingSaved = save();
+        if (!localProviderCalls) await processingSaved;
+        last = await authorizeAttempt({ ...attempt(i), connection: route[i] });
+        await processingSaved;
+      }
       record = withTransaction(record, transaction(record.capture ? 'PURCHASE' : 'AUTHORIZE', record.amount.value, last, route[i]), now());
       if (last.category === 'APPROVED') authorizedOn = route[i];
       if (last.category === 'THREE_D_SECURE') pendingOn = route[i];
@@ -499,7 +527,18 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   }
   await save();
   outcomeReached = true;
-  if (localProviderCalls) {
+  if (firstTaskOutcome) {
+    // The webhook's workflow starts with this task's completion, which carries the answer; the
+    // rest follows in the task its start brings (no timer task). The CVV is released only then,
+    // once the attempt is recorded: a repeated attempt must send the same request. Queued first:
+    // an operation the merchant sends on the answer runs after, and the webhook tells the
+    // outcome as it was.
+    const outcome = record;
+    await serially(async () => {
+      if (!(await announce(outcome, true))) await sleep(1); // no event: end this task all the same
+      await releaseSecurityCode(outcome.id, input.securityCodeOnCard ? input.cardId : undefined);
+    });
+  } else if (localProviderCalls) {
     // End this workflow task here, so the first-outcome answer leaves now instead of after the
     // clean-up and webhook below (a task completes only once its local activities have). Queued
     // first: an operation the merchant sends on the answer runs after, and the webhook tells
@@ -507,11 +546,11 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     const outcome = record;
     await serially(async () => {
       await sleep(1);
-      await releaseSecurityCode(outcome.id);
+      await releaseSecurityCode(outcome.id, input.securityCodeOnCard ? input.cardId : undefined);
       await announce(outcome);
     });
   } else {
-    await releaseSecurityCode(record.id);
+    await releaseSecurityCode(record.id, input.securityCodeOnCard ? input.cardId : undefined);
     await announce();
   }
 

@@ -1,7 +1,6 @@
 /**
  * Organizations, their accounts and credential pairs.
  */
-import { findByIdWithin } from '../runtime/mongo';
 import { Db } from 'mongodb';
 import { hashSecret, IssuedCredentials, KeyMode, KeyPair, newId, newPrivateSecretKey, newPublicApiKey } from '../../domain/credentials';
 
@@ -116,7 +115,21 @@ export function findCredentialBySecretHash(db: Db, secretHash: string) {
   return db.collection<CredentialDoc>('credentials').findOne({ secret_hash: secretHash });
 }
 
-/** The account when it belongs to the organization; null otherwise (indistinguishable from missing). */
-export function findOwnedAccount(db: Db, organizationCode: string, accountId: string) {
-  return findByIdWithin(db.collection<AccountDoc>('accounts'), accountId, { organization_code: organizationCode });
+const knownAccounts = new Map<string, AccountDoc>();
+
+/**
+ * The account when it belongs to the organization; null otherwise (indistinguishable from
+ * missing). Accounts are never changed nor removed once created, so each process keeps those
+ * it found (every payment names one); an unknown id is read again each time.
+ */
+export async function findOwnedAccount(db: Db, organizationCode: string, accountId: string): Promise<AccountDoc | null> {
+  const key = `${db.databaseName}\u0000${accountId}`;
+  let account = knownAccounts.get(key) ?? null;
+  if (!account) {
+    account = await db.collection<AccountDoc>('accounts').findOne({ _id: accountId });
+    if (!account) return null;
+    if (knownAccounts.size >= 100_000) knownAccounts.clear();
+    knownAccounts.set(key, account);
+  }
+  return account.organization_code === organizationCode ? { ...account } : null; // a copy: callers may change theirs
 }

@@ -2,7 +2,7 @@
  * The payment read model: one document per payment, written only by the payment
  * workflow's activities and read by the API.
  */
-import { findByIdWithin } from '../runtime/mongo';
+import { findByIdWithin, replaceIfNewer } from '../runtime/mongo';
 import type { Db } from 'mongodb';
 import type { PaymentRecord } from '../../domain/payments/record';
 
@@ -16,11 +16,7 @@ const collection = (db: Db) => db.collection<PaymentDoc>('payments');
  */
 export async function savePaymentRecord(db: Db, record: PaymentRecord): Promise<void> {
   const { id, ...rest } = record;
-  try {
-    await collection(db).replaceOne({ _id: id, version: { $lt: record.version } }, rest, { upsert: true });
-  } catch (error) {
-    if ((error as { code?: number }).code !== 11000) throw error; // a newer version is there
-  }
+  await replaceIfNewer(db.collection('payments'), id, rest);
 }
 
 export function toRecord(doc: PaymentDoc): PaymentRecord {

@@ -3,7 +3,7 @@
  * transfers, subscriptions): one document per resource, written only by its workflow's
  * activities (versioned, so a late retry never rolls a document back) and read by the API.
  */
-import { findByIdWithin } from '../runtime/mongo';
+import { findByIdWithin, replaceIfNewer } from '../runtime/mongo';
 import type { Db } from 'mongodb';
 
 export const RECORD_COLLECTIONS = ['unreferenced_refunds', 'recipient_onboardings', 'split_transfers', 'subscriptions'] as const;
@@ -17,11 +17,7 @@ export interface VersionedRecord {
 
 export async function saveVersioned(db: Db, collection: RecordCollection, record: VersionedRecord): Promise<void> {
   const { id, ...rest } = record;
-  try {
-    await db.collection(collection).replaceOne({ _id: id as never, version: { $lt: record.version } }, rest, { upsert: true });
-  } catch (error) {
-    if ((error as { code?: number }).code !== 11000) throw error; // a newer version is stored
-  }
+  await replaceIfNewer(db.collection(collection), id, rest);
 }
 
 /** The record when it belongs to the organization; null otherwise (indistinguishable from missing). */

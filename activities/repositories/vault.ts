@@ -3,7 +3,8 @@
  * master key id kept beside it so keys can rotate) with a keyed fingerprint (HMAC) that
  * recognises the same card without decrypting. A CVV is stored sealed only between the
  * request and the authorization that uses it, then deleted (and purged by expiry if the
- * authorization never happens).
+ * authorization never happens): beside its card when the card came with the payment (one
+ * write and one read less on the payment path), else under the token or payment it serves.
  */
 import type { Db } from 'mongodb';
 import { keyedHash, Keyring, openString, sealString } from '../../domain/crypto';
@@ -20,6 +21,15 @@ export interface VaultCardDoc extends CardSummary {
   pan_sealed: string;
   key_id: string;
   created_at: Date;
+  /** The CVV of a card vaulted with its payment, for that payment's authorization only. */
+  security_code?: SecurityCodeOnCard;
+}
+
+interface SecurityCodeOnCard {
+  /** The payment whose authorization it serves (also bound into the seal). */
+  holder_id: string;
+  code_sealed: string;
+  expires_at: Date;
 }
 
 interface SecurityCodeDoc {
@@ -34,7 +44,8 @@ export function cardFingerprint(keyring: Keyring, organizationCode: string, pan:
   return keyedHash(keyring, 'fingerprint', pan, organizationCode);
 }
 
-export async function vaultCard(db: Db, keyring: Keyring, owner: { organizationCode: string; accountId: string }, card: InlineCard): Promise<{ cardId: string; summary: CardSummary }> {
+/** `securityCodeFor`: keep the card's CVV on it for this holder's (a payment's) authorization. */
+export async function vaultCard(db: Db, keyring: Keyring, owner: { organizationCode: string; accountId: string }, card: InlineCard, securityCodeFor?: string): Promise<{ cardId: string; summary: CardSummary }> {
   const cardId = newId();
   const pan = card.number;
   const sealed = sealString(keyring, 'vault', pan, cardId);
@@ -57,8 +68,30 @@ export async function vaultCard(db: Db, keyring: Keyring, owner: { organizationC
     key_id: sealed.slice(0, sealed.indexOf('.')),
     ...summary,
     created_at: new Date(),
+    ...(securityCodeFor && card.security_code ? { security_code: sealSecurityCode(keyring, securityCodeFor, card.security_code) } : {}),
   });
   return { cardId, summary };
+}
+
+function sealSecurityCode(keyring: Keyring, holderId: string, code: string): SecurityCodeOnCard {
+  return { holder_id: holderId, code_sealed: sealString(keyring, 'vault', code, `cvv:${holderId}`), expires_at: new Date(Date.now() + SECURITY_CODE_TTL_MS) };
+}
+
+/** The CVV kept on `card` for `holderId`; null when there is none for it, or it expired. */
+export function securityCodeOnCard(keyring: Keyring, card: VaultCardDoc, holderId: string): string | null {
+  const kept = card.security_code;
+  if (!kept || kept.holder_id !== holderId || kept.expires_at.getTime() <= Date.now()) return null;
+  return openString(keyring, 'vault', kept.code_sealed, `cvv:${holderId}`);
+}
+
+export async function forgetSecurityCodeOnCard(db: Db, cardId: string): Promise<void> {
+  await db.collection<VaultCardDoc>('vault_cards').updateOne({ _id: cardId }, { $unset: { security_code: '' } });
+}
+
+/** Housekeeping: CVVs kept on cards past their expiry (their authorization never ran). */
+export async function purgeExpiredSecurityCodesOnCards(db: Db, now = new Date()): Promise<number> {
+  const result = await db.collection<VaultCardDoc>('vault_cards').updateMany({ 'security_code.expires_at': { $lte: now } }, { $unset: { security_code: '' } });
+  return result.modifiedCount;
 }
 
 export async function findVaultCard(db: Db, cardId: string): Promise<VaultCardDoc | null> {

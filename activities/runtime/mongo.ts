@@ -46,6 +46,45 @@ export async function findByIdWithin<T extends Document>(collection: Collection<
   return doc;
 }
 
+/** Whether the server is FerretDB (it names itself in buildInfo); asked once per client. */
+const ferretDbClients = new WeakMap<object, Promise<boolean>>();
+export function isFerretDb(db: Db): Promise<boolean> {
+  let known = ferretDbClients.get(db.client);
+  if (!known) {
+    known = db.command({ buildInfo: 1 }).then((info) => 'ferretdbVersion' in info);
+    known.catch(() => ferretDbClients.delete(db.client)); // ask again next time
+    ferretDbClients.set(db.client, known);
+  }
+  return known;
+}
+
+/**
+ * Writes a versioned read model (`doc` without its _id) unless the same or a newer version is
+ * stored, so an activity retried late (its worker stalled or died) never rolls it back.
+ *
+ * MongoDB: one atomic compare-and-set, `{ _id, version: { $lt } }` with upsert. FerretDB reads
+ * such a filter by scanning the collection (SQLite backend) and applies it as read, compare,
+ * write, not atomically (see the top of this file); so there the same steps are done here by
+ * `_id` alone, with the same guarantee at the cost of a keyed read instead of a scan: an
+ * insert (the first version, one round trip), else the stored version, then the replace.
+ */
+export async function replaceIfNewer(collection: Collection<Document>, id: string, doc: Document & { version: number }): Promise<void> {
+  const byId: Filter<Document> = { _id: id as never };
+  try {
+    if (!(await isFerretDb(collection.db))) {
+      await collection.replaceOne({ ...byId, version: { $lt: doc.version } }, doc, { upsert: true });
+      return;
+    }
+    await collection.insertOne({ ...doc, _id: id } as never);
+  } catch (error) {
+    if ((error as { code?: number }).code !== 11000) throw error;
+    if (!(await isFerretDb(collection.db))) return; // a newer version is stored
+    const stored = await collection.findOne(byId, { projection: { version: 1 } });
+    if (stored && (stored.version as number) >= doc.version) return;
+    await collection.replaceOne(byId, doc, { upsert: true });
+  }
+}
+
 /** Every collection's indexes, in one place so API and worker agree. */
 export const INDEXES: Record<string, IndexDescription[]> = {
   organizations: [{ key: { code: 1 }, unique: true, name: 'code_unique' }],

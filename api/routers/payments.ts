@@ -217,13 +217,10 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
       let summary: CardSummary;
       let vaultedToken: string | null = null;
       let securityCodeStored: Promise<void> = Promise.resolve();
+      const securityCodeOnCard = isInlineCard(cardInput) && Boolean(cardInput.security_code);
       if (isInlineCard(cardInput)) {
-        // The card and its CVV are written side by side: two writes, one wait.
-        if (cardInput.security_code) {
-          securityCodeStored = storeSecurityCode(deps.db, deps.keyring, paymentId, cardInput.security_code);
-          securityCodeStored.catch(() => undefined); // awaited below; a failure there fails the request
-        }
-        ({ cardId, summary } = await vaultCard(deps.db, deps.keyring, { organizationCode, accountId: account._id }, cardInput));
+        // One write: the card, with its CVV kept on it for this payment's authorization.
+        ({ cardId, summary } = await vaultCard(deps.db, deps.keyring, { organizationCode, accountId: account._id }, cardInput, paymentId));
       } else {
         if (method.vaulted_token) {
           const enrolled = await findPaymentMethod(deps.db, organizationCode, customerId!, method.vaulted_token);
@@ -250,6 +247,7 @@ export function registerPaymentRoutes(routes: RouteTable, deps: AppDeps): void {
         payment: { paymentId, organizationCode, accountId: account._id, createdAt: new Date().toISOString(), request: sanitizePaymentRequest(request), card: summary, customer, vaultedToken },
         cardId,
         customerId: customerId ?? null,
+        ...(securityCodeOnCard ? { securityCodeOnCard } : {}),
       });
       ctx.status = 201;
       ctx.set('Location', `/v1/payments/${record.id}`);

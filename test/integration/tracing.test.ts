@@ -142,7 +142,7 @@ describe('tracing: one trace per payment across the API, Temporal and the worker
       const root = serverSpan();
       if (!root) return false;
       const trace = inTrace(root.traceId);
-      return trace.some((x) => x.name === 'provider authorize') && trace.some((x) => x.scope === '@temporalio/interceptor-workflow') && trace.some((x) => x.name === 'RunActivity:authorizeAttempt');
+      return trace.some((x) => x.name === 'provider authorize') && trace.some((x) => x.scope === '@temporalio/interceptor-workflow') && trace.some((x) => x.name === 'RunActivity:routeAndAuthorize');
     };
     const started = Date.now();
     while (!complete() && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 100));
@@ -172,10 +172,10 @@ describe('tracing: one trace per payment across the API, Temporal and the worker
     for (const x of workflowSpans) {
       assert.ok(!('memo' in x.attributes) && !('searchAttributes' in x.attributes), `workflow info beyond identifiers on ${x.name}`);
     }
-    const activity = trace.find((x) => x.service === 'switchyard-worker' && x.name === 'RunActivity:authorizeAttempt');
-    assert.ok(activity, `no activity span for authorizeAttempt: ${names}`);
+    const activity = trace.find((x) => x.service === 'switchyard-worker' && x.name === 'RunActivity:routeAndAuthorize');
+    assert.ok(activity, `no activity span for routeAndAuthorize (routing and the first attempt): ${names}`);
     const scheduling = workflowSpans.find((x) => x.spanId === activity.parentSpanId);
-    assert.equal(scheduling?.name, 'StartActivity:authorizeAttempt', 'the activity runs under the workflow span that scheduled it');
+    assert.equal(scheduling?.name, 'StartActivity:routeAndAuthorize', 'the activity runs under the workflow span that scheduled it');
 
     const provider = trace.find((x) => x.name === 'provider authorize');
     assert.ok(provider, `no provider span: ${names}`);
