@@ -152,10 +152,58 @@ async function startPostgres({ binDir, port, dir, logDir }) {
     const init = spawnSync(command, args, { encoding: 'utf8' });
     if (init.status !== 0) throw new Error(`initdb failed: ${(init.stderr || init.stdout || '').trim().split('\n').slice(-3).join(' ')}`);
   }
-  const [command, args] = as(path.join(binDir, 'postgres'), ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=on', '-c', 'synchronous_commit=on']);
+  // force_custom_plan: FerretDB's prepared statements name the key as a parameter
+  // (`_jsonb->$1 @> $2`); only a plan made with its value can use the index below.
+  const [command, args] = as(path.join(binDir, 'postgres'), ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=on', '-c', 'synchronous_commit=on', '-c', 'plan_cache_mode=force_custom_plan']);
   const child = spawnLogged(command, args, logFile);
   await waitForPort(port, child, 'PostgreSQL', logFile);
+  await indexDocumentIds(as(path.join(binDir, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-q', '-v', 'ON_ERROR_STOP=1', '-c', ID_INDEX_SQL]));
   return { name: 'PostgreSQL', child, url: `postgres://postgres@127.0.0.1:${port}/postgres`, logFile };
+}
+
+/**
+ * FerretDB 1.24 on PostgreSQL finds a document by `_id` with `_jsonb->'_id' @> $value`, which
+ * its own B-tree index on `_jsonb->'_id'` cannot serve: every keyed read and update scanned the
+ * collection (measured: 150-230 ms per lookup with 10,000 dry-run registrations stored; 8 ms
+ * against 1.3 ms for 10,000 small documents). A GIN index on the same expression serves `@>`.
+ * An event trigger adds it to every table FerretDB creates from now on; the DO block to the
+ * tables of an existing cluster. Idempotent, run at every start.
+ */
+const ID_INDEX_SQL = `
+CREATE OR REPLACE FUNCTION switchyard_index_document_ids() RETURNS event_trigger LANGUAGE plpgsql AS $$
+DECLARE created record;
+BEGIN
+  FOR created IN SELECT objid, object_identity FROM pg_event_trigger_ddl_commands() WHERE command_tag = 'CREATE TABLE' LOOP
+    IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = created.objid AND attname = '_jsonb' AND NOT attisdropped) THEN
+      EXECUTE format('CREATE INDEX ON %s USING gin ((_jsonb -> %L) jsonb_path_ops)', created.object_identity, '_id');
+    END IF;
+  END LOOP;
+END $$;
+DROP EVENT TRIGGER IF EXISTS switchyard_index_document_ids;
+CREATE EVENT TRIGGER switchyard_index_document_ids ON ddl_command_end WHEN TAG IN ('CREATE TABLE') EXECUTE FUNCTION switchyard_index_document_ids();
+DO $$
+DECLARE existing record;
+BEGIN
+  FOR existing IN
+    SELECT c.oid::regclass AS name FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = '_jsonb' AND NOT a.attisdropped
+    WHERE c.relkind = 'r' AND NOT EXISTS (
+      SELECT 1 FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
+      WHERE i.indrelid = c.oid AND am.amname = 'gin')
+  LOOP
+    EXECUTE format('CREATE INDEX ON %s USING gin ((_jsonb -> %L) jsonb_path_ops)', existing.name, '_id');
+  END LOOP;
+END $$;
+`;
+
+/** Runs the psql command installing ID_INDEX_SQL, retrying while the server still starts up. */
+async function indexDocumentIds([command, args]) {
+  const { spawnSync } = require('node:child_process');
+  for (let attempt = 0; ; attempt++) {
+    const run = spawnSync(command, args, { encoding: 'utf8' });
+    if (run.status === 0) return;
+    if (attempt >= 40) throw new Error(`PostgreSQL: could not install the _id index trigger: ${(run.stderr || run.stdout || '').trim().split('\n').slice(-2).join(' ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 async function startStripeMock({ binary, port, logDir }) {
