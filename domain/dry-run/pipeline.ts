@@ -148,12 +148,42 @@ function panParts(value: unknown): { bin: string; last4: string; hash: string } 
 const PAYMENT_TYPE_WORDS: Record<string, string> = { card: 'CARD', credit: 'CREDIT_CARD', creditcard: 'CREDIT_CARD', debit: 'DEBIT_CARD', debitcard: 'DEBIT_CARD', ach: 'ACH', banktransfer: 'BANK_TRANSFER', crypto: 'CRYPTO', cash: 'CASH' };
 
 interface Leaf {
-  path: string;
-  key: string;
+  readonly path: string;
+  readonly key: string;
   /** Key of the enclosing object (arrays skipped), null at the top. */
-  parent: string | null;
-  depth: number;
-  value: unknown;
+  readonly parent: string | null;
+  readonly depth: number;
+  readonly value: unknown;
+}
+
+/** A container on the way down, so that leaf paths are joined only when read. */
+interface PathStep {
+  segment: string;
+  up: PathStep | null;
+}
+
+/**
+ * A scalar of a body. Its dotted path is built on first read: a large body has tens of
+ * thousands of leaves and most paths are never looked at.
+ */
+class BodyLeaf implements Leaf {
+  private joined: string | undefined;
+  constructor(
+    private readonly step: PathStep | null,
+    readonly key: string,
+    readonly parent: string | null,
+    readonly depth: number,
+    readonly value: unknown,
+  ) {}
+
+  get path(): string {
+    if (this.joined === undefined) {
+      const segments: string[] = [];
+      for (let s = this.step; s; s = s.up) segments.push(s.segment);
+      this.joined = segments.reverse().join('.');
+    }
+    return this.joined;
+  }
 }
 
 const MAX_LEAVES = 250_000;
@@ -161,18 +191,25 @@ const MAX_LEAVES = 250_000;
 /** Scalars of a body, document order, shallow paths first when the caller sorts by depth. */
 function leavesOf(value: unknown): Leaf[] {
   const out: Leaf[] = [];
-  const stack: Array<{ value: unknown; path: string; key: string; parent: string | null; depth: number }> = [{ value, path: '', key: '', parent: null, depth: 0 }];
+  const stack: Array<{ value: unknown; step: PathStep | null; key: string; parent: string | null; depth: number }> = [{ value, step: null, key: '', parent: null, depth: 0 }];
   while (stack.length && out.length < MAX_LEAVES) {
     const item = stack.pop()!;
     const v = item.value;
     if (v !== null && typeof v === 'object') {
-      const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v as Record<string, unknown>);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, child] = entries[i];
-        stack.push({ value: child, path: item.path ? `${item.path}.${k}` : k, key: Array.isArray(v) ? item.key : k, parent: Array.isArray(v) ? item.parent : item.key || null, depth: item.depth + 1 });
+      if (Array.isArray(v)) {
+        for (let i = v.length - 1; i >= 0; i--) {
+          stack.push({ value: v[i], step: { segment: String(i), up: item.step }, key: item.key, parent: item.parent, depth: item.depth + 1 });
+        }
+      } else {
+        const keys = Object.keys(v);
+        const parent = item.key || null;
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const k = keys[i];
+          stack.push({ value: (v as Record<string, unknown>)[k], step: { segment: k, up: item.step }, key: k, parent, depth: item.depth + 1 });
+        }
       }
     } else {
-      out.push({ path: item.path, key: item.key, parent: item.parent, depth: item.depth, value: v });
+      out.push(new BodyLeaf(item.step, item.key, item.parent, item.depth, v));
     }
   }
   return out;
@@ -446,15 +483,9 @@ function statedExponent(body: unknown, amountPath: string): number | undefined {
 
 /** Generic mode: service leaves matched to provider leaves by value under conversions. */
 function inferByValue(service: Record<string, unknown>, body: LegBody, currency: string | null): Array<{ servicePath: string; location: ProviderLocation; transform: string; value: unknown }> {
-  const index = new Map<string, Leaf>();
-  for (const leaf of cachedLeaves(body.value).leaves) {
-    if (leaf.value === null || typeof leaf.value === 'boolean') continue;
-    const text = normText(leaf.value);
-    if (text.length < 2 || text.length > 256) continue;
-    if (!index.has(text)) index.set(text, leaf);
-    const date = normaliseDate(leaf.value);
-    if (date && !index.has(`date:${date}`)) index.set(`date:${date}`, leaf);
-  }
+  // Provider values of 2 to 256 characters (and dates) by normalised text, first occurrence kept.
+  const { byText, byDate } = textIndex(body.value);
+  const lookup = (key: string): Leaf | undefined => (key.startsWith('date:') ? byText.get(key) ?? byDate.get(key) : key.length <= 256 ? byText.get(key) : undefined);
   const matches: Array<{ servicePath: string; location: ProviderLocation; transform: string; value: unknown }> = [];
   for (const leaf of leavesOf(service)) {
     if (leaf.value === null || typeof leaf.value === 'boolean' || leaf.path.startsWith(`${SERVICE_METADATA_PATH}.`)) continue;
@@ -470,7 +501,7 @@ function inferByValue(service: Record<string, unknown>, body: LegBody, currency:
     }
     for (const [key, transform] of candidates) {
       if (key.length < 2) continue;
-      const hit = index.get(key);
+      const hit = lookup(key);
       if (hit) {
         matches.push({ servicePath: leaf.path, location: { leg: body.leg, event_index: body.index, path: hit.path }, transform, value: hit.value });
         break;
@@ -694,19 +725,28 @@ function compareConcept(ctx: Context, concept: Concept, located: Located): void 
 
 const digits = (value: unknown) => String(value).replace(/\D/g, '');
 
-const TEXT_CACHE = new WeakMap<object, { byText: Map<string, Leaf>; byDigits: Map<string, Leaf> }>();
+interface TextIndex {
+  byText: Map<string, Leaf>;
+  byDigits: Map<string, Leaf>;
+  /** By `date:YYYY-MM-DD` for values that read as dates. */
+  byDate: Map<string, Leaf>;
+}
 
-/** A body's scalar values by normalised text (and by digits), first occurrence kept. */
-function textIndex(value: unknown): { byText: Map<string, Leaf>; byDigits: Map<string, Leaf> } {
+const TEXT_CACHE = new WeakMap<object, TextIndex>();
+
+/** A body's scalar values by normalised text, by digits and by date, first occurrence kept: one pass per body. */
+function textIndex(value: unknown): TextIndex {
   const cached = value && typeof value === 'object' ? TEXT_CACHE.get(value) : undefined;
   if (cached) return cached;
-  const index = { byText: new Map<string, Leaf>(), byDigits: new Map<string, Leaf>() };
+  const index: TextIndex = { byText: new Map(), byDigits: new Map(), byDate: new Map() };
   for (const leaf of cachedLeaves(value).leaves) {
     if (leaf.value === null || typeof leaf.value === 'object' || typeof leaf.value === 'boolean') continue;
     const text = normText(leaf.value);
     if (!index.byText.has(text)) index.byText.set(text, leaf);
     const d = digits(leaf.value);
     if (d.length >= 4 && !index.byDigits.has(d)) index.byDigits.set(d, leaf);
+    const date = normaliseDate(leaf.value);
+    if (date && !index.byDate.has(`date:${date}`)) index.byDate.set(`date:${date}`, leaf);
   }
   if (value && typeof value === 'object') TEXT_CACHE.set(value, index);
   return index;
