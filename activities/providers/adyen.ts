@@ -23,9 +23,7 @@
 import { CheckoutAPI, Client, EnvironmentEnum, HttpClientException, HttpURLConnectionClient, Types } from '@adyen/api-library';
 import type ClientInterface from '@adyen/api-library/lib/src/httpClient/clientInterface';
 import { adyenAmount, adyenResult, redactAdyen } from '../../domain/providers/adyen';
-import { iso8583Message } from '../../domain/providers/stripe';
-import type { TransactionCategory } from '../../domain/payments/states';
-import { AuthorizeRequest, ConnectionTarget, FollowUpKind, FollowUpRequest, ProviderCall, ProviderConnector, ProviderResult, ProviderTimeout } from './connector';
+import { AuthorizeRequest, ConnectionTarget, FollowUpKind, FollowUpRequest, ProviderCall, ProviderConnector, notSentResult, providerResult, ProviderResult, ProviderTimeout, withIso } from './connector';
 
 export type AdyenPaymentRequest = Types.checkout.PaymentRequest;
 export type AdyenPaymentResponse = Types.checkout.PaymentResponse;
@@ -87,26 +85,8 @@ async function withinTimeout<T>(timeoutMs: number, work: Promise<T>): Promise<T>
   }
 }
 
-function result(category: TransactionCategory, fields: Partial<ProviderResult> & Pick<ProviderResult, 'responseCode' | 'responseMessage'>): ProviderResult {
-  const providerStatus = category === 'APPROVED' ? 'APPROVED' : category === 'THREE_D_SECURE' ? 'PENDING' : category.endsWith('DECLINE') ? 'DECLINED' : 'ERROR';
-  return {
-    category,
-    providerStatus,
-    providerTransactionId: null,
-    iso8583Code: null,
-    iso8583Message: null,
-    httpStatus: null,
-    rawResponse: null,
-    threeDsRedirectUrl: null,
-    ...fields,
-  };
-}
 
-function notSent(responseCode: string, responseMessage: string): ProviderResult {
-  return result('PROVIDER_ERROR', { responseCode, responseMessage, rawResponse: { not_sent: responseMessage } });
-}
 
-const withIso = (code: string | null) => ({ iso8583Code: code, iso8583Message: iso8583Message(code) });
 
 /** Adyen's shopperStatement: at most 22 characters of a-z A-Z 0-9 space . , ' _ - ? + * / (the networks' limit). */
 export function shopperStatement(softDescriptor: string | null): string | null {
@@ -176,7 +156,7 @@ export function paymentResult(response: AdyenPaymentResponse, httpStatus = 200):
     : outcome.category === 'THREE_D_SECURE' && outcome.responseCode === 'PENDING' ? `Adyen answered ${response.resultCode}: the outcome follows by webhook`
     : outcome.category === 'THREE_D_SECURE' ? 'The card issuer asks for customer authentication (3-D Secure)'
     : response.refusalReason || response.resultCode || 'No result code';
-  return result(outcome.category, {
+  return providerResult(outcome.category, {
     ...withIso(outcome.iso8583Code),
     providerTransactionId: response.pspReference ?? null,
     responseCode: outcome.responseCode,
@@ -192,9 +172,9 @@ export function modificationResult(kind: FollowUpKind, response: { pspReference?
   const base = { providerTransactionId: response.pspReference ?? null, httpStatus, rawResponse: redactAdyen(response) };
   if (response.status === 'received') {
     const what = { capture: 'Capture', void: 'Cancellation', refund: 'Refund' }[kind];
-    return result('APPROVED', { ...base, ...withIso('00'), responseCode: 'RECEIVED', responseMessage: `${what} received by Adyen` });
+    return providerResult('APPROVED', { ...base, ...withIso('00'), responseCode: 'RECEIVED', responseMessage: `${what} received by Adyen` });
   }
-  return result('PROVIDER_ERROR', { ...base, responseCode: 'UNEXPECTED_STATUS', responseMessage: `Adyen answered status ${response.status ?? 'none'}` });
+  return providerResult('PROVIDER_ERROR', { ...base, responseCode: 'UNEXPECTED_STATUS', responseMessage: `Adyen answered status ${response.status ?? 'none'}` });
 }
 
 function isApiException(error: unknown): error is { name: 'ApiException'; message: string; statusCode: number } {
@@ -214,18 +194,18 @@ export function errorResult(error: unknown): ProviderResult {
     const raw = redactAdyen({ status: api.status ?? httpStatus, errorCode: api.errorCode ?? error.errorCode ?? null, errorType: api.errorType ?? null, message: api.message ?? null, pspReference: api.pspReference ?? null });
     const fields = { httpStatus, rawResponse: raw, providerTransactionId: api.pspReference ?? null };
     const detail = api.message ? `${api.errorCode ? `${api.errorCode} ` : ''}${api.message}` : `HTTP ${httpStatus}`;
-    if (httpStatus === 401) return result('PROVIDER_ERROR', { ...fields, responseCode: 'PROVIDER_AUTHENTICATION_FAILED', responseMessage: 'Adyen refused the connection\'s API key' });
-    if (httpStatus === 403) return result('PROVIDER_ERROR', { ...fields, responseCode: 'PROVIDER_PERMISSION_DENIED', responseMessage: `The API key may not do this: ${detail}` });
-    if (httpStatus === 429) return result('PROVIDER_ERROR', { ...fields, ...withIso('91'), responseCode: 'RATE_LIMITED', responseMessage: 'Too many requests to Adyen' });
+    if (httpStatus === 401) return providerResult('PROVIDER_ERROR', { ...fields, responseCode: 'PROVIDER_AUTHENTICATION_FAILED', responseMessage: 'Adyen refused the connection\'s API key' });
+    if (httpStatus === 403) return providerResult('PROVIDER_ERROR', { ...fields, responseCode: 'PROVIDER_PERMISSION_DENIED', responseMessage: `The API key may not do this: ${detail}` });
+    if (httpStatus === 429) return providerResult('PROVIDER_ERROR', { ...fields, ...withIso('91'), responseCode: 'RATE_LIMITED', responseMessage: 'Too many requests to Adyen' });
     // 704: a request with this Idempotency-Key is still being processed (or had another body).
-    if (api.errorCode === '704') return result('PROVIDER_ERROR', { ...fields, responseCode: 'IDEMPOTENCY_CONFLICT', responseMessage: detail });
-    if (httpStatus !== null && httpStatus >= 400 && httpStatus < 500) return result('PROVIDER_ERROR', { ...fields, responseCode: 'INVALID_REQUEST', responseMessage: detail });
-    return result('PROVIDER_ERROR', { ...fields, ...withIso('96'), responseCode: 'PROVIDER_ERROR', responseMessage: detail });
+    if (api.errorCode === '704') return providerResult('PROVIDER_ERROR', { ...fields, responseCode: 'IDEMPOTENCY_CONFLICT', responseMessage: detail });
+    if (httpStatus !== null && httpStatus >= 400 && httpStatus < 500) return providerResult('PROVIDER_ERROR', { ...fields, responseCode: 'INVALID_REQUEST', responseMessage: detail });
+    return providerResult('PROVIDER_ERROR', { ...fields, ...withIso('96'), responseCode: 'PROVIDER_ERROR', responseMessage: detail });
   }
   if (isApiException(error)) throw new Error(`Adyen unreachable: ${error.message}`);
   // The library answers a 4xx with a body of `errors` as a plain Error carrying that body.
   const message = (error as Error)?.message ?? String(error);
-  if (message.startsWith('{')) return result('PROVIDER_ERROR', { responseCode: 'INVALID_REQUEST', responseMessage: 'Adyen refused the request', rawResponse: { errors: 'see provider logs' } });
+  if (message.startsWith('{')) return providerResult('PROVIDER_ERROR', { responseCode: 'INVALID_REQUEST', responseMessage: 'Adyen refused the request', rawResponse: { errors: 'see provider logs' } });
   throw new Error(`Adyen unreachable: ${message}`);
 }
 
@@ -241,8 +221,8 @@ export const adyenConnector: ProviderConnector = {
 
   async authorize(call, request) {
     const value = adyenAmount(request.amount, request.currency);
-    if (value === null) return notSent('INVALID_AMOUNT', `${request.amount} ${request.currency} has no exact amount in ${request.currency}'s minor unit`);
-    if (!call.credentials?.apiKey) return notSent('MISSING_CREDENTIALS', 'the connection has no Adyen API key');
+    if (value === null) return notSentResult('INVALID_AMOUNT', `${request.amount} ${request.currency} has no exact amount in ${request.currency}'s minor unit`);
+    if (!call.credentials?.apiKey) return notSentResult('MISSING_CREDENTIALS', 'the connection has no Adyen API key');
     const { payments } = checkout(call);
     try {
       const response = await withinTimeout(call.timeoutMs, payments.payments(paymentRequest(call.target, request, value, returnUrlOf(call)), { idempotencyKey: request.idempotencyKey }));
@@ -253,9 +233,9 @@ export const adyenConnector: ProviderConnector = {
   },
 
   async followUp(call, kind, request) {
-    if (!call.credentials?.apiKey) return notSent('MISSING_CREDENTIALS', 'the connection has no Adyen API key');
+    if (!call.credentials?.apiKey) return notSentResult('MISSING_CREDENTIALS', 'the connection has no Adyen API key');
     const value = adyenAmount(request.amount, request.currency);
-    if (value === null) return notSent('INVALID_AMOUNT', `${request.amount} ${request.currency} has no exact amount in ${request.currency}'s minor unit`);
+    if (value === null) return notSentResult('INVALID_AMOUNT', `${request.amount} ${request.currency} has no exact amount in ${request.currency}'s minor unit`);
     const { modifications } = checkout(call);
     const options = { idempotencyKey: request.idempotencyKey };
     const psp = request.providerTransactionId;

@@ -11,6 +11,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import type { PaymentFlow } from '../../domain/payments/methods';
 import type { TransactionCategory } from '../../domain/payments/states';
+import { iso8583Message } from '../../domain/providers/stripe';
 
 /** One configured connection (account + provider + the provider's merchant id). */
 export interface ConnectionTarget {
@@ -244,3 +245,27 @@ export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
     clearInterval(timer);
   }
 }
+
+/** A connector's result: `fields` over the defaults (no ids, codes, raw response or redirect). */
+export function providerResult(category: TransactionCategory, fields: Partial<ProviderResult> & Pick<ProviderResult, 'responseCode' | 'responseMessage'>): ProviderResult {
+  const providerStatus = category === 'APPROVED' ? 'APPROVED' : category === 'THREE_D_SECURE' ? 'PENDING' : category.endsWith('DECLINE') ? 'DECLINED' : 'ERROR';
+  return {
+    category,
+    providerStatus,
+    providerTransactionId: null,
+    iso8583Code: null,
+    iso8583Message: null,
+    httpStatus: null,
+    rawResponse: null,
+    threeDsRedirectUrl: null,
+    ...fields,
+  };
+}
+
+/** Refused before anything was sent (the provider could not take it as asked): the route moves on. */
+export function notSentResult(responseCode: string, responseMessage: string): ProviderResult {
+  return providerResult('PROVIDER_ERROR', { responseCode, responseMessage, rawResponse: { not_sent: responseMessage } });
+}
+
+/** The ISO 8583-like code of a result and its message. */
+export const withIso = (code: string | null) => ({ iso8583Code: code, iso8583Message: iso8583Message(code) });

@@ -17,9 +17,8 @@
  * (which would let a browser confirm the PaymentIntent); it holds no card number.
  */
 import Stripe from 'stripe';
-import { iso8583Message, stripeAmount, stripeCurrency, stripeDecline } from '../../domain/providers/stripe';
-import type { TransactionCategory } from '../../domain/payments/states';
-import { AuthorizeRequest, FollowUpKind, ProviderCall, ProviderConnector, ProviderResult, ProviderTimeout } from './connector';
+import { stripeAmount, stripeCurrency, stripeDecline } from '../../domain/providers/stripe';
+import { AuthorizeRequest, FollowUpKind, ProviderCall, ProviderConnector, notSentResult, providerResult, ProviderResult, ProviderTimeout, withIso } from './connector';
 
 type Operation = 'authorize' | FollowUpKind;
 
@@ -43,27 +42,8 @@ function client(call: ProviderCall): Stripe {
   });
 }
 
-function result(category: TransactionCategory, fields: Partial<ProviderResult> & Pick<ProviderResult, 'responseCode' | 'responseMessage'>): ProviderResult {
-  const providerStatus = category === 'APPROVED' ? 'APPROVED' : category === 'THREE_D_SECURE' ? 'PENDING' : category.endsWith('DECLINE') ? 'DECLINED' : 'ERROR';
-  return {
-    category,
-    providerStatus,
-    providerTransactionId: null,
-    iso8583Code: null,
-    iso8583Message: null,
-    httpStatus: null,
-    rawResponse: null,
-    threeDsRedirectUrl: null,
-    ...fields,
-  };
-}
 
-/** Refused before anything was sent (Stripe could not take it as asked): the route moves on. */
-function notSent(responseCode: string, responseMessage: string): ProviderResult {
-  return result('PROVIDER_ERROR', { responseCode, responseMessage, rawResponse: { not_sent: responseMessage } });
-}
 
-const withIso = (code: string) => ({ iso8583Code: code, iso8583Message: iso8583Message(code) });
 
 /** A Stripe object as stored: plain JSON, without the client_secret. */
 export function sanitize(value: unknown): unknown {
@@ -80,8 +60,8 @@ function statusOf(value: object): number {
 /** A PaymentIntent after an authorization, capture or cancel, in our terms. */
 export function intentResult(operation: Operation, intent: Stripe.PaymentIntent, httpStatus = 200): ProviderResult {
   const base = { providerTransactionId: intent.id, httpStatus, rawResponse: sanitize(intent) };
-  const approved = (message: string) => result('APPROVED', { ...base, ...withIso('00'), responseCode: 'APPROVED', responseMessage: message });
-  const unexpected = () => result('PROVIDER_ERROR', { ...base, responseCode: 'UNEXPECTED_STATUS', responseMessage: `PaymentIntent is ${intent.status} after ${operation}` });
+  const approved = (message: string) => providerResult('APPROVED', { ...base, ...withIso('00'), responseCode: 'APPROVED', responseMessage: message });
+  const unexpected = () => providerResult('PROVIDER_ERROR', { ...base, responseCode: 'UNEXPECTED_STATUS', responseMessage: `PaymentIntent is ${intent.status} after ${operation}` });
 
   if (operation === 'capture') return intent.status === 'succeeded' ? approved('Captured') : unexpected();
   if (operation === 'void') return intent.status === 'canceled' ? approved('Canceled') : unexpected();
@@ -92,19 +72,19 @@ export function intentResult(operation: Operation, intent: Stripe.PaymentIntent,
       return approved('Approved');
     case 'requires_action': {
       const url = intent.next_action?.redirect_to_url?.url ?? null;
-      return result('THREE_D_SECURE', { ...base, ...withIso('1A'), responseCode: 'THREE_D_SECURE_REQUIRED', responseMessage: 'The card issuer asks for customer authentication (3-D Secure)', threeDsRedirectUrl: url });
+      return providerResult('THREE_D_SECURE', { ...base, ...withIso('1A'), responseCode: 'THREE_D_SECURE_REQUIRED', responseMessage: 'The card issuer asks for customer authentication (3-D Secure)', threeDsRedirectUrl: url });
     }
     case 'requires_payment_method': {
       // A confirmed PaymentIntent falls back here when its payment failed.
       const error = intent.last_payment_error;
       if (error?.type !== 'card_error') {
-        return result('PROVIDER_ERROR', { ...base, responseCode: error?.code ? error.code.toUpperCase() : 'UNEXPECTED_STATUS', responseMessage: error?.message ?? 'PaymentIntent needs a payment method after confirmation' });
+        return providerResult('PROVIDER_ERROR', { ...base, responseCode: error?.code ? error.code.toUpperCase() : 'UNEXPECTED_STATUS', responseMessage: error?.message ?? 'PaymentIntent needs a payment method after confirmation' });
       }
       const decline = stripeDecline(error.decline_code || error.code);
-      return result(decline.category, { ...base, ...withIso(decline.iso8583Code), responseCode: decline.responseCode, responseMessage: error.message ?? 'Declined' });
+      return providerResult(decline.category, { ...base, ...withIso(decline.iso8583Code), responseCode: decline.responseCode, responseMessage: error.message ?? 'Declined' });
     }
     case 'canceled':
-      return result('HARD_DECLINE', { ...base, ...withIso('05'), responseCode: 'CANCELED', responseMessage: `PaymentIntent canceled${intent.cancellation_reason ? ` (${intent.cancellation_reason})` : ''}` });
+      return providerResult('HARD_DECLINE', { ...base, ...withIso('05'), responseCode: 'CANCELED', responseMessage: `PaymentIntent canceled${intent.cancellation_reason ? ` (${intent.cancellation_reason})` : ''}` });
     default:
       return unexpected();
   }
@@ -114,9 +94,9 @@ export function intentResult(operation: Operation, intent: Stripe.PaymentIntent,
 export function refundResult(refund: Stripe.Refund, httpStatus = 200): ProviderResult {
   const base = { providerTransactionId: refund.id, httpStatus, rawResponse: sanitize(refund) };
   if (refund.status === 'succeeded' || refund.status === 'pending') {
-    return result('APPROVED', { ...base, ...withIso('00'), responseCode: 'APPROVED', responseMessage: refund.status === 'pending' ? 'Refund pending' : 'Refunded' });
+    return providerResult('APPROVED', { ...base, ...withIso('00'), responseCode: 'APPROVED', responseMessage: refund.status === 'pending' ? 'Refund pending' : 'Refunded' });
   }
-  return result('PROVIDER_ERROR', { ...base, responseCode: refund.failure_reason ? refund.failure_reason.toUpperCase() : 'REFUND_FAILED', responseMessage: `Refund is ${refund.status}` });
+  return providerResult('PROVIDER_ERROR', { ...base, responseCode: refund.failure_reason ? refund.failure_reason.toUpperCase() : 'REFUND_FAILED', responseMessage: `Refund is ${refund.status}` });
 }
 
 /** What a failed SDK call's raw error keeps: Stripe's error fields, never headers or the client_secret. */
@@ -161,24 +141,24 @@ export function errorResult(error: unknown, timeoutMs: number): ProviderResult {
   if (error instanceof Stripe.errors.StripeCardError) {
     // The SDK gives '' for a card error without a decline code: fall back to the code.
     const decline = stripeDecline(error.decline_code || error.code);
-    return result(decline.category, { ...fields, ...withIso(decline.iso8583Code), responseCode: decline.responseCode, responseMessage: error.message || 'Declined' });
+    return providerResult(decline.category, { ...fields, ...withIso(decline.iso8583Code), responseCode: decline.responseCode, responseMessage: error.message || 'Declined' });
   }
   if (error instanceof Stripe.errors.StripeRateLimitError) {
-    return result('PROVIDER_ERROR', { ...fields, ...withIso('91'), responseCode: 'RATE_LIMITED', responseMessage: error.message || 'Too many requests to Stripe' });
+    return providerResult('PROVIDER_ERROR', { ...fields, ...withIso('91'), responseCode: 'RATE_LIMITED', responseMessage: error.message || 'Too many requests to Stripe' });
   }
   if (error instanceof Stripe.errors.StripeAuthenticationError) {
-    return result('PROVIDER_ERROR', { ...fields, responseCode: 'PROVIDER_AUTHENTICATION_FAILED', responseMessage: 'Stripe refused the connection\'s API key' });
+    return providerResult('PROVIDER_ERROR', { ...fields, responseCode: 'PROVIDER_AUTHENTICATION_FAILED', responseMessage: 'Stripe refused the connection\'s API key' });
   }
   if (error instanceof Stripe.errors.StripePermissionError) {
-    return result('PROVIDER_ERROR', { ...fields, responseCode: 'PROVIDER_PERMISSION_DENIED', responseMessage: error.message || 'The API key may not do this' });
+    return providerResult('PROVIDER_ERROR', { ...fields, responseCode: 'PROVIDER_PERMISSION_DENIED', responseMessage: error.message || 'The API key may not do this' });
   }
   if (error instanceof Stripe.errors.StripeIdempotencyError) {
-    return result('PROVIDER_ERROR', { ...fields, responseCode: 'IDEMPOTENCY_CONFLICT', responseMessage: error.message });
+    return providerResult('PROVIDER_ERROR', { ...fields, responseCode: 'IDEMPOTENCY_CONFLICT', responseMessage: error.message });
   }
   if (error instanceof Stripe.errors.StripeInvalidRequestError) {
-    return result('PROVIDER_ERROR', { ...fields, responseCode: error.code ? error.code.toUpperCase() : 'INVALID_REQUEST', responseMessage: error.message });
+    return providerResult('PROVIDER_ERROR', { ...fields, responseCode: error.code ? error.code.toUpperCase() : 'INVALID_REQUEST', responseMessage: error.message });
   }
-  return result('PROVIDER_ERROR', { ...fields, ...withIso('96'), responseCode: 'PROVIDER_ERROR', responseMessage: error.message || 'Stripe API error' });
+  return providerResult('PROVIDER_ERROR', { ...fields, ...withIso('96'), responseCode: 'PROVIDER_ERROR', responseMessage: error.message || 'Stripe API error' });
 }
 
 /**
@@ -236,10 +216,10 @@ export const stripeConnector: ProviderConnector = {
 
   async authorize(call, request) {
     const amount = stripeAmount(request.amount, request.currency);
-    if (amount === null) return notSent('INVALID_AMOUNT', `${request.amount} ${request.currency} has no exact amount in Stripe's unit for ${request.currency}`);
+    if (amount === null) return notSentResult('INVALID_AMOUNT', `${request.amount} ${request.currency} has no exact amount in Stripe's unit for ${request.currency}`);
     // Stripe card installments are Mexican plans the shopper picks at confirmation, not a count we can pass.
-    if (request.installments !== null && request.installments > 1) return notSent('INSTALLMENTS_NOT_SUPPORTED', 'Stripe takes no installment count on a card payment');
-    if (!call.credentials?.secretKey) return notSent('MISSING_CREDENTIALS', 'the connection has no Stripe API key');
+    if (request.installments !== null && request.installments > 1) return notSentResult('INSTALLMENTS_NOT_SUPPORTED', 'Stripe takes no installment count on a card payment');
+    if (!call.credentials?.secretKey) return notSentResult('MISSING_CREDENTIALS', 'the connection has no Stripe API key');
     const stripe = client(call);
     try {
       let intent = await createIntent(stripe, call, request, amount);
@@ -258,9 +238,9 @@ export const stripeConnector: ProviderConnector = {
   },
 
   async followUp(call, kind, request) {
-    if (!call.credentials?.secretKey) return notSent('MISSING_CREDENTIALS', 'the connection has no Stripe API key');
+    if (!call.credentials?.secretKey) return notSentResult('MISSING_CREDENTIALS', 'the connection has no Stripe API key');
     const amount = stripeAmount(request.amount, request.currency);
-    if (amount === null) return notSent('INVALID_AMOUNT', `${request.amount} ${request.currency} has no exact amount in Stripe's unit for ${request.currency}`);
+    if (amount === null) return notSentResult('INVALID_AMOUNT', `${request.amount} ${request.currency} has no exact amount in Stripe's unit for ${request.currency}`);
     const stripe = client(call);
     const options = { idempotencyKey: request.idempotencyKey };
     try {
