@@ -13,6 +13,7 @@ import { markPaymentMethodUsed } from './repositories/customers';
 import { savePaymentRecord } from './repositories/payments';
 import { openConnectionCredentials, resolveRoute, RoutedConnection } from './repositories/routing';
 import { findVaultCard, forgetSecurityCode, forgetSecurityCodeOnCard, openPan, readSecurityCode, securityCodeOnCard } from './repositories/vault';
+import { outcomeOfDecisiveFirstAttempt } from '../domain/payments/attempts';
 import { authorizingTransaction, PaymentRecord } from '../domain/payments/record';
 import { PROVIDERS_WITH_CREDENTIALS, RoutingFacts, servableConnections } from '../domain/payments/routing';
 import { fullYear } from '../domain/payments/cards';
@@ -46,6 +47,12 @@ export interface RouteAndAuthorizeInput extends AttemptOptions {
   facts: RoutingFacts;
   /** The first attempt, made on the route's first connection. */
   attempt: Omit<AttemptInput, 'connection'>;
+  /**
+   * Since 'attempt-stores-outcome': when the first attempt settles the payment, the outcome
+   * (built by outcomeOfDecisiveFirstAttempt from `processing`, with this transaction id and
+   * time from the workflow) is stored here, so the workflow answers without another write.
+   */
+  storeOutcome?: { transactionId: string; at: string };
 }
 
 export interface RouteAndAuthorizeResult {
@@ -53,6 +60,8 @@ export interface RouteAndAuthorizeResult {
   route: RoutedConnection[] | null;
   /** The first attempt's result, on route[0]; null without a route. */
   first: ProviderResult | null;
+  /** True when the payment's outcome was stored here (storeOutcome was asked and the first attempt settled it). */
+  outcomeStored?: boolean;
 }
 
 /**
@@ -196,13 +205,15 @@ export function createPaymentActivities(deps: ActivityDeps) {
     return servable.length ? servable : null;
   }
 
+  async function savePayment(record: PaymentRecord): Promise<void> {
+    await savePaymentRecord(db, record);
+    // A payment approved with an enrolled method is that method's latest successful use.
+    const approved = record.payment_method.vaulted_token ? authorizingTransaction(record) : undefined;
+    if (approved) await markPaymentMethodUsed(db, record.organization_code, record.payment_method.vaulted_token, approved.created_at);
+  }
+
   return {
-    async savePayment(record: PaymentRecord): Promise<void> {
-      await savePaymentRecord(db, record);
-      // A payment approved with an enrolled method is that method's latest successful use.
-      const approved = record.payment_method.vaulted_token ? authorizingTransaction(record) : undefined;
-      if (approved) await markPaymentMethodUsed(db, record.organization_code, record.payment_method.vaulted_token, approved.created_at);
-    },
+    savePayment,
 
     routePayment,
 
@@ -225,7 +236,13 @@ export function createPaymentActivities(deps: ActivityDeps) {
       card.catch(() => undefined); // awaited only when there is a route
       const route = await routePayment(input);
       if (!route) return { route: null, first: null };
-      return { route, first: await authorize({ ...input.attempt, connection: route[0] }, await card, input.processing) };
+      const first = await authorize({ ...input.attempt, connection: route[0] }, await card, input.processing);
+      const outcome = input.storeOutcome && input.processing
+        ? outcomeOfDecisiveFirstAttempt(input.processing, first, route[0], route.length, input.storeOutcome.transactionId, input.storeOutcome.at)
+        : null;
+      // Stored with the record's version: a retried activity writes the same outcome again, harmlessly.
+      if (outcome) await savePayment(outcome);
+      return { route, first, outcomeStored: Boolean(outcome) };
     },
 
 

@@ -23,7 +23,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RoutedConnection } from '../activities/repositories/routing';
-import type { ProviderResult } from '../activities/providers/connector';
+import { outcomeOfDecisiveFirstAttempt, ProviderResult, providerTransaction, withAuthorizationOutcome } from '../domain/payments/attempts';
 import { compareAmounts } from '../domain/money';
 import { failoverAllowed } from '../domain/payments/provider-codes';
 import {
@@ -40,7 +40,7 @@ import {
   withChanges,
   withTransaction,
 } from '../domain/payments/record';
-import { isFinal, nextState, PaymentEvent, TransactionCategory, TransactionType } from '../domain/payments/states';
+import { isFinal, nextState, PaymentEvent, TransactionType } from '../domain/payments/states';
 import type { ProviderEvent } from '../domain/providers/events';
 import { startWebhookDelivery } from './webhook-delivery';
 import { creditCapturedSplits } from './split-credits';
@@ -119,14 +119,6 @@ export const providerEventUpdate = defineUpdate<ProviderEventOutcome, [ProviderE
 export const INVALID_TRANSITION = 'InvalidStatusTransition';
 export const INVALID_AMOUNT = 'InvalidAmount';
 
-const OUTCOME_EVENTS: Record<TransactionCategory, (capture: boolean) => PaymentEvent> = {
-  APPROVED: (capture) => ({ type: 'approved', captured: capture }),
-  THREE_D_SECURE: () => ({ type: 'three_ds_required' }),
-  SOFT_DECLINE: () => ({ type: 'declined' }),
-  HARD_DECLINE: () => ({ type: 'declined' }),
-  TIMEOUT: () => ({ type: 'provider_failed' }),
-  PROVIDER_ERROR: () => ({ type: 'provider_failed' }),
-};
 
 const PAST_PARTICIPLE: Partial<Record<PaymentEvent['type'], string>> = { cancel: 'canceled', capture: 'captured', refund: 'refunded' };
 
@@ -172,43 +164,16 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
 
   async function save(): Promise<void> {
     await savePayment(record);
+    showStatus();
+  }
+
+  function showStatus(): void {
     upsertSearchAttributes({ ResourceStatus: [`${record.status}/${record.sub_status}`] });
   }
 
   function transaction(type: TransactionType, amount: number, result: ProviderResult, connection: RoutedConnection | null, extra: Partial<TransactionRecord> = {}): TransactionRecord {
     const at = now();
-    const status = result.category === 'APPROVED' ? 'SUCCEEDED' : result.category === 'THREE_D_SECURE' ? 'PENDING' : result.category.endsWith('DECLINE') ? 'DECLINED' : 'ERROR';
-    return {
-      id: uuid4(),
-      type,
-      status,
-      category: result.category,
-      amount,
-      provider_id: connection?.providerId ?? null,
-      connection_id: connection?.connectionId ?? null,
-      response_code: result.responseCode,
-      response_message: result.responseMessage,
-      reason: null,
-      description: null,
-      merchant_reference: record.merchant_reference,
-      provider_data: {
-        id: connection?.providerId ?? null,
-        transaction_id: result.providerTransactionId,
-        account_id: connection?.connectionId ?? null,
-        status: result.providerStatus,
-        status_detail: result.responseCode,
-        response_code: result.httpStatus === null ? null : String(result.httpStatus),
-        response_message: result.responseMessage,
-        iso8583_response_code: result.iso8583Code,
-        iso8583_response_message: result.iso8583Message,
-        raw_response: result.rawResponse ?? null,
-        third_party_transaction_id: result.providerTransactionId,
-      },
-      three_d_secure_action_required: result.category === 'THREE_D_SECURE',
-      created_at: at,
-      updated_at: at,
-      ...extra,
-    };
+    return providerTransaction(record, type, amount, result, connection, uuid4(), at, extra);
   }
 
   /**
@@ -493,13 +458,28 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   let route: RoutedConnection[] | null;
   let firstResult: ProviderResult | null = null;
   let firstStarted: PaymentRecord | null = null; // the record as the first attempt starts
+  let storedByAttempt = false;
   if (firstTaskOutcome) {
     firstStarted = applyEvent(record, { type: 'attempt_started' }, now());
-    ({ route, first: firstResult } = await routeAndAuthorize({ accountId: record.account_id, facts, attempt: attempt(0), processing: firstStarted }));
+    // Since 'attempt-stores-outcome': a first attempt that settles the payment has its outcome
+    // stored by the attempt activity itself, built from the same pure function with the ids
+    // and time given here: one local activity (one hand-off with the workflow) less before
+    // the answer.
+    const storeOutcome = patched('attempt-stores-outcome') ? { transactionId: uuid4(), at: now() } : undefined;
+    const answer = await routeAndAuthorize({ accountId: record.account_id, facts, attempt: attempt(0), processing: firstStarted, storeOutcome });
+    ({ route, first: firstResult } = answer);
+    if (storeOutcome && answer.outcomeStored && route && firstResult) {
+      record = outcomeOfDecisiveFirstAttempt(firstStarted, firstResult, route[0], route.length, storeOutcome.transactionId, storeOutcome.at)!;
+      storedByAttempt = true;
+      if (firstResult.category === 'APPROVED') authorizedOn = route[0];
+      if (firstResult.category === 'THREE_D_SECURE') pendingOn = route[0];
+    }
   } else {
     route = await routePayment({ accountId: record.account_id, facts });
   }
-  if (!route || route.length === 0) {
+  if (storedByAttempt) {
+    // The outcome is settled and stored.
+  } else if (!route || route.length === 0) {
     record = applyEvent(record, { type: 'no_route' }, now());
   } else {
     let last: ProviderResult | null = null;
@@ -521,11 +501,10 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       if (last.category === 'THREE_D_SECURE') pendingOn = route[i];
       if (!failoverAllowed(last.category)) break;
     }
-    record = applyEvent(record, OUTCOME_EVENTS[last!.category](record.capture), now());
-    if (record.sub_status === 'CAPTURED') record = withChanges(record, { amount: { ...record.amount, captured: record.amount.value } }, now());
-    if (record.sub_status === 'WAITING_ADDITIONAL_STEP') record = withChanges(record, { checkout: { ...record.checkout, sdk_action_required: true } }, now());
+    record = withAuthorizationOutcome(record, last!, now());
   }
-  await save();
+  if (storedByAttempt) showStatus();
+  else await save();
   outcomeReached = true;
   if (firstTaskOutcome) {
     // The webhook's workflow starts with this task's completion, which carries the answer; the

@@ -11,6 +11,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import type { PaymentFlow } from '../../domain/payments/methods';
 import type { TransactionCategory } from '../../domain/payments/states';
+import type { ProviderResult } from '../../domain/payments/attempts';
 import { iso8583Message } from '../../domain/providers/stripe';
 
 /** One configured connection (account + provider + the provider's merchant id). */
@@ -56,18 +57,8 @@ export interface ProviderHttpRequest {
   body: Record<string, unknown>;
 }
 
-export interface ProviderResult {
-  category: TransactionCategory;
-  providerStatus: string;
-  providerTransactionId: string | null;
-  responseCode: string;
-  responseMessage: string;
-  iso8583Code: string | null;
-  iso8583Message: string | null;
-  httpStatus: number | null;
-  rawResponse: unknown;
-  threeDsRedirectUrl: string | null;
-}
+/** Defined beside the record it changes (domain/payments/attempts.ts); connectors produce it. */
+export type { ProviderResult };
 
 /**
  * A connection's provider credentials, opened for one call (or one webhook signature check)
