@@ -42,7 +42,7 @@ import {
 } from '../domain/payments/record';
 import { isFinal, nextState, PaymentEvent, TransactionType } from '../domain/payments/states';
 import type { ProviderEvent } from '../domain/providers/events';
-import { startWebhookDelivery } from './webhook-delivery';
+import { announceWebhook, startWebhookDelivery } from './webhook-delivery';
 import { creditCapturedSplits } from './split-credits';
 import { serialQueue } from './serial';
 
@@ -199,7 +199,10 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       occurredAt: payment.updated_at,
       data,
     };
-    if (webhookFirst) await startWebhookDelivery(delivery);
+    // Since 'webhook-prepared-by-payment' the event is recorded here and a delivery workflow
+    // starts only when there is a URL (announceWebhook).
+    const preparedHere = patched('webhook-prepared-by-payment');
+    if (webhookFirst && !preparedHere) await startWebhookDelivery(delivery);
     if (eventType === 'payment.declined') {
       const last = payment.transactions[payment.transactions.length - 1];
       await recordDomainEvent({
@@ -237,7 +240,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     }
     // Marketplace payments: the captured split shares fund the organization balance (split transfers pay them out).
     if (payment.sub_status === 'CAPTURED' && payment.split.length > 0 && patched('ledger-split-credits')) await creditCapturedSplits(payment);
-    if (!webhookFirst) await startWebhookDelivery(delivery);
+    if (preparedHere) await announceWebhook(delivery);
+    else if (!webhookFirst) await startWebhookDelivery(delivery);
     return true;
   }
 
@@ -513,7 +517,15 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     // an operation the merchant sends on the answer runs after, and the webhook tells the
     // outcome as it was.
     const outcome = record;
+    const preparedHere = patched('webhook-prepared-by-payment');
     await serially(async () => {
+      if (preparedHere) {
+        // The timer ends this task (the answer leaves with it); the webhook's event and the
+        // CVV's release follow in the task the timer brings.
+        await sleep(1);
+        await Promise.all([announce(outcome), releaseSecurityCode(outcome.id, input.securityCodeOnCard ? input.cardId : undefined)]);
+        return;
+      }
       if (!(await announce(outcome, true))) await sleep(1); // no event: end this task all the same
       await releaseSecurityCode(outcome.id, input.securityCodeOnCard ? input.cardId : undefined);
     });

@@ -6,6 +6,7 @@
 import { ParentClosePolicy, patched, proxyActivities, proxyLocalActivities, sleep, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities';
+import type { DeliveryPlan } from '../activities/webhooks';
 import { retryDelayMs } from '../domain/webhook-retry';
 import { resourceSearchAttributes } from '../domain/search-attributes';
 import { webhookEventBody } from '../domain/webhook-event';
@@ -28,6 +29,8 @@ export interface WebhookDeliveryInput {
   callbackUrl: string | null;
   occurredAt: string;
   data: Record<string, unknown>;
+  /** Set when the announcing workflow recorded the event and prepared the delivery itself (announceWebhook). */
+  plan?: DeliveryPlan;
 }
 
 // Since 'local-webhook-preparation' the preparation (two short MongoDB calls) is a local
@@ -38,7 +41,7 @@ const local = proxyLocalActivities<Activities>({
 });
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<'DELIVERED' | 'FAILED' | 'NO_ENDPOINT'> {
-  const plan = patched('local-webhook-preparation') ? await local.prepareWebhookDelivery(input) : await prepareWebhookDelivery(input);
+  const plan = input.plan ?? (patched('local-webhook-preparation') ? await local.prepareWebhookDelivery(input) : await prepareWebhookDelivery(input));
   if (!plan.url) return 'NO_ENDPOINT';
   const body = webhookEventBody(input);
   for (let attempt = 1; attempt <= plan.maxAttempts; attempt++) {
@@ -55,6 +58,22 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   }
   await finishWebhookDelivery({ deliveryId: input.deliveryId, status: 'FAILED' });
   return 'FAILED';
+}
+
+// Preparing in an announcing lifecycle: retried until it succeeds, never failing that lifecycle.
+const announcing = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * Records the event (GET /v1/webhook-events) and prepares its delivery in the announcing
+ * workflow, as a local activity, and starts a delivery workflow only when there is a URL to
+ * deliver to: an event nobody receives costs no workflow run of its own.
+ */
+export async function announceWebhook(input: WebhookDeliveryInput): Promise<void> {
+  const plan = await announcing.prepareWebhookDelivery(input);
+  if (plan.url) await startWebhookDelivery({ ...input, plan });
 }
 
 /** Starts the delivery of one event from any workflow; returns once it is durably started. */
