@@ -141,9 +141,14 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   let record = newPaymentRecord(input.payment);
   let outcomeReached = false;
   let busy = false; // before 'serial-operations': the old, racy exclusion (kept for replay)
+  // A run started since 'payment-2026-11-24' has every change below: it records this one
+  // marker instead of one per change (each marker also costs a search-attribute update, on the
+  // payment's critical path). Older histories replay change by change, as they were recorded.
+  const current = patched('payment-2026-11-24');
+  const since = (change: string) => current || patched(change);
   // Histories recorded before the FIFO queue keep their old ordering on replay.
-  const serialOperations = patched('serial-operations');
-  const localProviderCalls = patched('local-provider-calls');
+  const serialOperations = since('serial-operations');
+  const localProviderCalls = since('local-provider-calls');
   // Only the authorization: capture / cancel / refund stay ordinary activities, so the
   // workflow task stays short while merchants' updates arrive (an update handed to a task
   // that is held open by a long local activity can come back unprocessed).
@@ -152,7 +157,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   // routing and the first attempt are one local activity; PROCESSING is stored by the attempt
   // only when the provider is slow, so a fast outcome costs one write of the read model; the
   // webhook's workflow starts with the first task, and no timer task follows it.
-  const firstTaskOutcome = localProviderCalls && patched('first-task-outcome');
+  const firstTaskOutcome = localProviderCalls && since('first-task-outcome');
   const { providerFollowUp } = providerActivities;
   const { routeAndAuthorize } = localProviderActivities;
   const serially = serialQueue();
@@ -201,7 +206,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     };
     // Since 'webhook-prepared-by-payment' the event is recorded here and a delivery workflow
     // starts only when there is a URL (announceWebhook).
-    const preparedHere = patched('webhook-prepared-by-payment');
+    const preparedHere = since('webhook-prepared-by-payment');
     if (webhookFirst && !preparedHere) await startWebhookDelivery(delivery);
     if (eventType === 'payment.declined') {
       const last = payment.transactions[payment.transactions.length - 1];
@@ -239,7 +244,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       });
     }
     // Marketplace payments: the captured split shares fund the organization balance (split transfers pay them out).
-    if (payment.sub_status === 'CAPTURED' && payment.split.length > 0 && patched('ledger-split-credits')) await creditCapturedSplits(payment);
+    if (payment.sub_status === 'CAPTURED' && payment.split.length > 0 && since('ledger-split-credits')) await creditCapturedSplits(payment);
     if (preparedHere) await announceWebhook(delivery);
     else if (!webhookFirst) await startWebhookDelivery(delivery);
     return true;
@@ -387,7 +392,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   // Registering a handler adds nothing to history; what it does is new, hence the patch,
   // taken when the first event is applied (histories without one replay untouched).
   setHandler(providerEventUpdate, async (event) => {
-    if (!patched('provider-events')) return { applied: false, detail: 'this payment predates provider events' };
+    if (!since('provider-events')) return { applied: false, detail: 'this payment predates provider events' };
     let outcome: ProviderEventOutcome = { applied: false, detail: 'not applied' };
     await exclusive(() => undefined, async () => {
       outcome = await applyProviderEvent(event);
@@ -469,7 +474,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     // stored by the attempt activity itself, built from the same pure function with the ids
     // and time given here: one local activity (one hand-off with the workflow) less before
     // the answer.
-    const storeOutcome = patched('attempt-stores-outcome') ? { transactionId: uuid4(), at: now() } : undefined;
+    const storeOutcome = since('attempt-stores-outcome') ? { transactionId: uuid4(), at: now() } : undefined;
     const answer = await routeAndAuthorize({ accountId: record.account_id, facts, attempt: attempt(0), processing: firstStarted, storeOutcome });
     ({ route, first: firstResult } = answer);
     if (storeOutcome && answer.outcomeStored && route && firstResult) {
@@ -517,7 +522,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     // an operation the merchant sends on the answer runs after, and the webhook tells the
     // outcome as it was.
     const outcome = record;
-    const preparedHere = patched('webhook-prepared-by-payment');
+    const preparedHere = since('webhook-prepared-by-payment');
     await serially(async () => {
       if (preparedHere) {
         // The timer ends this task (the answer leaves with it); the webhook's event and the
