@@ -25,6 +25,7 @@ import { registerProviderWebhookRoutes } from './routers/provider-webhooks';
 import { registerReportRoutes } from './routers/reports';
 import { registerSellerRoutes } from './routers/sellers';
 import { registerDryRunRoutes } from './routers/dry-run';
+import { PairingSignalPump } from './dry-run/pairing-signals';
 import { registerSystemRoutes } from './routers/system';
 import { registerRefundRoutes } from './routers/refunds';
 import { registerRecipientRoutes } from './routers/recipients';
@@ -38,6 +39,8 @@ export interface App {
   routes: RouteTable;
   /** Marks the process alive for the idempotency locks it holds; `stop` frees them. */
   idempotency: IdempotencyStore;
+  /** Delivers the dry-run legs' stored pairing signals; `start` sweeps for lapsed ones, `stop` drains. */
+  pairingSignals: PairingSignalPump;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -70,7 +73,8 @@ export function createApp(deps: AppDeps): App {
   registerSellerRoutes(routes, deps);
   registerBankingRoutes(routes, deps);
   registerReportRoutes(routes, deps);
-  registerDryRunRoutes(routes, deps);
+  const pairingSignals = new PairingSignalPump(deps);
+  registerDryRunRoutes(routes, deps, pairingSignals);
   registerCampaignRoutes(routes, deps);
 
   const koa = new Koa<AppState>({ proxy: deps.config.trustProxy });
@@ -86,5 +90,5 @@ export function createApp(deps: AppDeps): App {
   koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? corsForCodec(ctx, next) : next()));
   koa.use(methodNotAllowed(routes));
   koa.use(routes.router.routes());
-  return { koa, routes, idempotency: idempotencyStore };
+  return { koa, routes, idempotency: idempotencyStore, pairingSignals };
 }

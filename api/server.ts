@@ -40,8 +40,9 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
     overrides.temporal ??
     (await connectTemporalClient(config, keyring, workflowStartInterceptors((type) => metrics.workflowStarts.inc({ workflow_type: type }))));
   const deps: AppDeps = { config, logger, keyring, db, temporal, metrics };
-  const { koa, idempotency } = createApp(deps);
+  const { koa, idempotency, pairingSignals } = createApp(deps);
   await idempotency.start();
+  pairingSignals.start();
   const server = createServer(koa.callback());
   // Node closes idle keep-alive sockets after 5 s by default; a load balancer that reuses one
   // at that moment gets a reset (a 502 for its client). Outlive the balancer's idle timeout,
@@ -63,6 +64,7 @@ export async function startApi(overrides: Partial<AppDeps> = {}): Promise<Runnin
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await idempotency.stop();
+      await pairingSignals.stop();
       if (!overrides.temporal) await temporal.connection.close();
       if (mongo) await mongo.client.close();
     },

@@ -29,6 +29,8 @@ async function main() {
         BANKING_SETTLEMENT_TIME_SCALE: process.env.BANKING_SETTLEMENT_TIME_SCALE || '0.00001',
         // Small enough for a test to reach the TOO_MANY_ROWS failure of a report.
         REPORT_MAX_ROWS: process.env.REPORT_MAX_ROWS || '200',
+        // Owed dry-run pairing signals are swept within a second, so a test can show one delivered.
+        DRY_RUN_SIGNAL_LEASE_MS: process.env.DRY_RUN_SIGNAL_LEASE_MS || '2000',
         ...(chromium ? { CHROMIUM_PATH: chromium } : {}),
       });
     },

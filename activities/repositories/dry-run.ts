@@ -173,3 +173,53 @@ export async function backfillLatestDryRunPayments(db: Db): Promise<number> {
   await migrations.updateOne({ _id: marker }, { $set: { completed_at: new Date() } }, { upsert: true }).catch(() => undefined);
   return written;
 }
+
+/**
+ * A pairing signal owed to a dry-run pairing workflow (the transactional outbox of the
+ * dry-run legs): stored with the leg, before the API answers, and deleted once the
+ * signal-with-start is delivered. A small collection: only undelivered signals stay in it.
+ */
+export interface PairingSignalDoc {
+  /** `<leg kind>:<leg id>`: one entry per leg, so a retried request owes one signal. */
+  _id: string;
+  organization_code: string;
+  account_id: string;
+  merchant_reference: string;
+  leg: { kind: 'registration' | 'payment' | 'events'; id: string };
+  /** The ResourceStatus the workflow shows if this signal starts it. */
+  initial_status: string;
+  created_at: Date;
+  /** The API process that stored it delivers it until then; past it, any API process may take it over. */
+  claimed_until: Date;
+}
+
+export const pairingSignals = (db: Db) => db.collection<PairingSignalDoc>('dry_run_pairing_signals');
+
+/** Stores the owed signal; a retried request's signal is already there. */
+export async function owePairingSignal(db: Db, doc: PairingSignalDoc): Promise<void> {
+  try {
+    await pairingSignals(db).insertOne(doc);
+  } catch (error) {
+    if ((error as { code?: number }).code !== 11000) throw error;
+  }
+}
+
+/**
+ * Claims up to `limit` signals whose claim lapsed (the API process that stored them stopped
+ * before delivering, or failed to). A claim is a compare-and-set on `claimed_until`, so two
+ * processes never take the same one at once.
+ */
+export async function claimLapsedPairingSignals(db: Db, leaseMs: number, limit: number): Promise<PairingSignalDoc[]> {
+  const now = new Date();
+  const lapsed = await pairingSignals(db).find({ claimed_until: { $lt: now } }).limit(limit).toArray();
+  const claimed: PairingSignalDoc[] = [];
+  for (const doc of lapsed) {
+    const taken = await pairingSignals(db).updateOne({ _id: doc._id, claimed_until: doc.claimed_until }, { $set: { claimed_until: new Date(now.getTime() + leaseMs) } });
+    if (taken.modifiedCount === 1) claimed.push(doc);
+  }
+  return claimed;
+}
+
+export async function forgetPairingSignal(db: Db, id: string): Promise<void> {
+  await pairingSignals(db).deleteOne({ _id: id });
+}

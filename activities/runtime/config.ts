@@ -91,6 +91,10 @@ export interface DryRunConfig {
   ingestThreads: number;
   /** Optional JSON file with extra mapping profiles (an array of profiles). */
   profilesFile: string;
+  /** A pairing signal stored by an API process that has not delivered it this long is delivered by any API process. */
+  signalLeaseMs: number;
+  /** Signal-with-start calls one API process runs at once (the rest queue, stored). */
+  signalConcurrency: number;
 }
 
 function intFrom(name: string, fallback: number): number {
@@ -182,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       inlineIngestMaxChars: intFrom('DRY_RUN_INLINE_INGEST_CHARS', 256 * 1024),
       ingestThreads: Math.max(1, intFrom('DRY_RUN_INGEST_THREADS', 2)),
       profilesFile: env.DRY_RUN_PROFILES_FILE || '',
+      signalLeaseMs: Math.max(1000, intFrom('DRY_RUN_SIGNAL_LEASE_MS', 30_000)),
+      signalConcurrency: Math.max(1, intFrom('DRY_RUN_SIGNAL_CONCURRENCY', 4)),
     },
     campaignEventPollMs: Math.max(100, intFrom('CAMPAIGN_EVENT_POLL_MS', 1000)),
     campaignEventLookbackMs: intFrom('CAMPAIGN_EVENT_LOOKBACK_MS', 3_600_000),

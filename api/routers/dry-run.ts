@@ -9,8 +9,6 @@
  */
 import { findByIdWithin } from '../../activities/runtime/mongo';
 import { createHash } from 'node:crypto';
-import { WorkflowIdConflictPolicy } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 import * as t from 'io-ts';
 import { nanoid } from 'nanoid';
 import type { Db } from 'mongodb';
@@ -31,10 +29,10 @@ import { organizationRedactor } from '../../domain/dry-run/redact';
 import { decodeEventsRequest, decodeRegistration } from '../../domain/dry-run/rules';
 import { DryRunPayment, dryRunPaymentView, pairingReference, renderDryRunPayment, serviceViewOfPayment } from '../../domain/dry-run/service-leg';
 import { isInlineCard, Payment, PaymentCreateRequest } from '../../domain/payments/codecs';
-import type { DryRunLeg, DryRunPairInput } from '../../workflows/dry-run';
 import type { AppContext, AppDeps } from '../context';
 import type { RouteTable } from '../routes';
 import { IngestPool } from '../dry-run/ingest-pool';
+import { PairingSignalPump, signalPairing } from '../dry-run/pairing-signals';
 import { renderDryRunDashboard } from '../dry-run/dashboard';
 
 /** 21-character nano id (URL-safe alphabet). */
@@ -42,39 +40,6 @@ export const newRegistrationId = (): string => nanoid(21);
 
 const IDEMPOTENCY = { required: false, format: 'max64', onDifferentPayload: 'conflict' } as const;
 const ID_PARAM = { name: 'registration_id', description: '21-character id returned by the registration', schema: { type: 'string', minLength: 21, maxLength: 21 } };
-
-const key = {
-  account: defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD),
-  reference: defineSearchAttributeKey('MerchantReference', SearchAttributeType.KEYWORD),
-  type: defineSearchAttributeKey('ResourceType', SearchAttributeType.KEYWORD),
-  organization: defineSearchAttributeKey('OrganizationCode', SearchAttributeType.KEYWORD),
-  status: defineSearchAttributeKey('ResourceStatus', SearchAttributeType.KEYWORD),
-  id: defineSearchAttributeKey('ResourceId', SearchAttributeType.KEYWORD),
-};
-
-/** Signal-with-start: the first leg starts the pairing workflow, any later one wakes it. */
-export async function signalPairing(deps: AppDeps, pair: { organizationCode: string; accountId: string; merchantReference: string }, leg: DryRunLeg, initialStatus: string): Promise<string> {
-  const workflowId = pairingWorkflowId(pair.accountId, pair.merchantReference);
-  const input: DryRunPairInput = { ...pair, pairingTimeoutSeconds: deps.config.dryRun.pairingTimeoutSeconds, settleSeconds: deps.config.dryRun.settleSeconds };
-  await deps.temporal.workflow.signalWithStart('dryRunPairWorkflow', {
-    workflowId,
-    taskQueue: deps.config.taskQueue,
-    args: [input],
-    signal: 'dryRunLeg',
-    signalArgs: [leg],
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-    typedSearchAttributes: new TypedSearchAttributes([
-      { key: key.account, value: pair.accountId },
-      { key: key.reference, value: pair.merchantReference },
-      { key: key.type, value: 'dry_run' },
-      { key: key.organization, value: pair.organizationCode },
-      { key: key.status, value: initialStatus },
-      // The registration id when its leg starts the workflow; else the workflow sets it when the registration arrives.
-      ...(leg.kind === 'registration' ? [{ key: key.id, value: leg.id }] : []),
-    ]),
-  });
-  return workflowId;
-}
 
 // ------------------------------------------------------------------ read models
 
@@ -304,7 +269,7 @@ const REGISTRATION_DOC = [
   errorTableMarkdown(),
 ].join('\n');
 
-export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestPool {
+export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps, pairingSignals: PairingSignalPump): IngestPool {
   const pool = new IngestPool(deps.keyring, deps.config.dryRun.ingestThreads, deps.config.dryRun.inlineIngestMaxChars);
   const catalogue = new Set(deps.config.dryRun.providers);
 
@@ -383,8 +348,9 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
           if (!doc) throw error;
         }
       }
-      // Signalled on every (re)try: a registration stored before a crash still reaches its workflow.
-      await signalPairing(deps, { organizationCode, accountId, merchantReference: doc.merchant_reference }, { kind: 'registration', id: doc._id }, 'REGISTERED');
+      // Owed on every (re)try: a registration stored before a crash still reaches its workflow.
+      // Stored, then delivered off this request's path (api/dry-run/pairing-signals.ts).
+      await pairingSignals.owe({ organizationCode, accountId, merchantReference: doc.merchant_reference, leg: { kind: 'registration', id: doc._id }, initialStatus: 'REGISTERED' });
       ctx.status = 201;
       ctx.set('Location', `/v1/dry-run/provider-events/${doc._id}`);
       ctx.body = {
@@ -414,7 +380,7 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps): IngestP
       const batchId = newRegistrationId();
       if (!registration.has_late_events) await registrations(deps.db).updateOne({ _id: registration._id }, { $set: { has_late_events: true } });
       await eventBatches(deps.db).insertOne({ _id: batchId, registration_id: registration._id, organization_code: organizationCode, account_id: registration.account_id, events, event_count: events.length, created_at: new Date() });
-      await signalPairing(deps, { organizationCode, accountId: registration.account_id, merchantReference: registration.merchant_reference }, { kind: 'events', id: batchId }, registration.status);
+      await pairingSignals.owe({ organizationCode, accountId: registration.account_id, merchantReference: registration.merchant_reference, leg: { kind: 'events', id: batchId }, initialStatus: registration.status });
       ctx.status = 202;
       ctx.body = { id: registration._id, batch_id: batchId, accepted_events: events.length };
     },
