@@ -169,7 +169,10 @@ interface PathStep {
 class BodyLeaf implements Leaf {
   private joined: string | undefined;
   constructor(
-    private readonly step: PathStep | null,
+    /** The enclosing container's path. */
+    private readonly up: PathStep | null,
+    /** This leaf's own segment (key or index); null for a scalar body. */
+    private readonly segment: string | null,
     readonly key: string,
     readonly parent: string | null,
     readonly depth: number,
@@ -178,8 +181,8 @@ class BodyLeaf implements Leaf {
 
   get path(): string {
     if (this.joined === undefined) {
-      const segments: string[] = [];
-      for (let s = this.step; s; s = s.up) segments.push(s.segment);
+      const segments: string[] = this.segment === null ? [] : [this.segment];
+      for (let s = this.up; s; s = s.up) segments.push(s.segment);
       this.joined = segments.reverse().join('.');
     }
     return this.joined;
@@ -188,45 +191,56 @@ class BodyLeaf implements Leaf {
 
 const MAX_LEAVES = 250_000;
 
-/** Scalars of a body, document order, shallow paths first when the caller sorts by depth. */
+/**
+ * Scalars of a body, document order, shallow paths first when the caller sorts by depth.
+ * Recursive: bodies are parsed with a nesting limit (domain/nesting.ts), so the depth is bounded.
+ */
 function leavesOf(value: unknown): Leaf[] {
   const out: Leaf[] = [];
-  const stack: Array<{ value: unknown; step: PathStep | null; key: string; parent: string | null; depth: number }> = [{ value, step: null, key: '', parent: null, depth: 0 }];
-  while (stack.length && out.length < MAX_LEAVES) {
-    const item = stack.pop()!;
-    const v = item.value;
-    if (v !== null && typeof v === 'object') {
-      if (Array.isArray(v)) {
-        for (let i = v.length - 1; i >= 0; i--) {
-          stack.push({ value: v[i], step: { segment: String(i), up: item.step }, key: item.key, parent: item.parent, depth: item.depth + 1 });
-        }
-      } else {
-        const keys = Object.keys(v);
-        const parent = item.key || null;
-        for (let i = keys.length - 1; i >= 0; i--) {
-          const k = keys[i];
-          stack.push({ value: (v as Record<string, unknown>)[k], step: { segment: k, up: item.step }, key: k, parent, depth: item.depth + 1 });
-        }
-      }
-    } else {
-      out.push(new BodyLeaf(item.step, item.key, item.parent, item.depth, v));
+  const walk = (v: unknown, up: PathStep | null, segment: string | null, key: string, parent: string | null, depth: number): void => {
+    if (out.length >= MAX_LEAVES) return;
+    if (v === null || typeof v !== 'object') {
+      out.push(new BodyLeaf(up, segment, key, parent, depth, v));
+      return;
     }
-  }
+    const step = segment === null ? up : { segment, up };
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) walk(v[i], step, String(i), key, parent, depth + 1);
+    } else {
+      const enclosing = key || null;
+      for (const k of Object.keys(v)) walk((v as Record<string, unknown>)[k], step, k, k, enclosing, depth + 1);
+    }
+  };
+  walk(value, null, null, '', null, 0);
   return out;
 }
 
-const LEAF_CACHE = new WeakMap<object, { leaves: Leaf[]; byDepth: Leaf[] }>();
+/** A body's leaves in document order, and (built on first use) shallowest first. */
+class BodyLeaves {
+  private sorted: Leaf[] | undefined;
+  constructor(readonly leaves: Leaf[]) {}
+
+  /** Stable by depth: bucketed, not sorted (a large body has tens of thousands of leaves). */
+  get byDepth(): Leaf[] {
+    if (!this.sorted) {
+      const buckets: Leaf[][] = [];
+      for (const leaf of this.leaves) (buckets[leaf.depth] ??= []).push(leaf);
+      const sorted: Leaf[] = [];
+      for (const bucket of buckets) if (bucket) for (const leaf of bucket) sorted.push(leaf);
+      this.sorted = sorted;
+    }
+    return this.sorted;
+  }
+}
+
+const LEAF_CACHE = new WeakMap<object, BodyLeaves>();
 
 /** leavesOf, computed once per parsed body (the pipeline reads each body several times). */
-function cachedLeaves(value: unknown): { leaves: Leaf[]; byDepth: Leaf[] } {
-  if (value === null || typeof value !== 'object') {
-    const leaves = leavesOf(value);
-    return { leaves, byDepth: leaves };
-  }
+function cachedLeaves(value: unknown): BodyLeaves {
+  if (value === null || typeof value !== 'object') return new BodyLeaves(leavesOf(value));
   let hit = LEAF_CACHE.get(value);
   if (!hit) {
-    const leaves = leavesOf(value);
-    hit = { leaves, byDepth: [...leaves].sort((a, b) => a.depth - b.depth) };
+    hit = new BodyLeaves(leavesOf(value));
     LEAF_CACHE.set(value, hit);
   }
   return hit;
@@ -725,6 +739,27 @@ function compareConcept(ctx: Context, concept: Concept, located: Located): void 
 
 const digits = (value: unknown) => String(value).replace(/\D/g, '');
 
+/** Digits of a value when it holds at least 4 (the shortest worth matching), else null; cheap on the common short strings. */
+function digitsWorthMatching(value: string | number): string | null {
+  if (typeof value === 'number') {
+    const d = Number.isSafeInteger(value) ? String(Math.abs(value)) : digits(value);
+    return d.length >= 4 ? d : null;
+  }
+  let count = 0;
+  for (let i = 0; i < value.length && count < 4; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 48 && c <= 57) count++;
+  }
+  return count >= 4 ? digits(value) : null;
+}
+
+/** normaliseDate for strings that may be dates (they start with a digit, possibly after spaces). */
+function dateOfLeaf(value: string | number): string | null {
+  if (typeof value !== 'string') return null;
+  const first = value.trimStart().charCodeAt(0);
+  return first >= 48 && first <= 57 ? normaliseDate(value) : null;
+}
+
 interface TextIndex {
   byText: Map<string, Leaf>;
   byDigits: Map<string, Leaf>;
@@ -740,12 +775,13 @@ function textIndex(value: unknown): TextIndex {
   if (cached) return cached;
   const index: TextIndex = { byText: new Map(), byDigits: new Map(), byDate: new Map() };
   for (const leaf of cachedLeaves(value).leaves) {
-    if (leaf.value === null || typeof leaf.value === 'object' || typeof leaf.value === 'boolean') continue;
-    const text = normText(leaf.value);
+    const v = leaf.value;
+    if (typeof v !== 'string' && typeof v !== 'number') continue;
+    const text = typeof v === 'number' ? String(v) : normText(v);
     if (!index.byText.has(text)) index.byText.set(text, leaf);
-    const d = digits(leaf.value);
-    if (d.length >= 4 && !index.byDigits.has(d)) index.byDigits.set(d, leaf);
-    const date = normaliseDate(leaf.value);
+    const d = digitsWorthMatching(v);
+    if (d && !index.byDigits.has(d)) index.byDigits.set(d, leaf);
+    const date = dateOfLeaf(v);
     if (date && !index.byDate.has(`date:${date}`)) index.byDate.set(`date:${date}`, leaf);
   }
   if (value && typeof value === 'object') TEXT_CACHE.set(value, index);
