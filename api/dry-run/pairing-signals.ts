@@ -66,6 +66,11 @@ export class PairingSignalPump {
 
   /** Stores the signal (durable once this returns), then queues its delivery. */
   async owe(signal: OwedPairingSignal): Promise<void> {
+    this.deliver(await this.store(signal));
+  }
+
+  /** Stores the signal without delivering it yet (for a leg stored at the same time: `deliver` once both are). */
+  async store(signal: OwedPairingSignal): Promise<PairingSignalDoc> {
     const now = new Date();
     const doc: PairingSignalDoc = {
       _id: `${signal.leg.kind}:${signal.leg.id}`,
@@ -78,7 +83,15 @@ export class PairingSignalPump {
       claimed_until: new Date(now.getTime() + this.deps.config.dryRun.signalLeaseMs),
     };
     await owePairingSignal(this.deps.db, doc);
-    this.enqueue(doc);
+    return doc;
+  }
+
+  /** Queues the delivery of a stored signal. */
+  deliver(doc: PairingSignalDoc): void {
+    if (this.queued.has(doc._id)) return;
+    this.queued.add(doc._id);
+    this.queue.push(doc);
+    this.drain();
   }
 
   /** Sweeps for lapsed signals every quarter lease, and once now. */
@@ -101,24 +114,17 @@ export class PairingSignalPump {
     if (this.stopped) return;
     try {
       const claimed = await claimLapsedPairingSignals(this.deps.db, this.deps.config.dryRun.signalLeaseMs, 100);
-      for (const doc of claimed) this.enqueue(doc);
+      for (const doc of claimed) this.deliver(doc);
     } catch (error) {
       this.logger.warn({ err: error }, 'could not sweep the owed dry-run pairing signals; retrying at the next sweep');
     }
-  }
-
-  private enqueue(doc: PairingSignalDoc): void {
-    if (this.queued.has(doc._id)) return;
-    this.queued.add(doc._id);
-    this.queue.push(doc);
-    this.drain();
   }
 
   private drain(): void {
     while (this.running < this.deps.config.dryRun.signalConcurrency && this.queue.length) {
       const doc = this.queue.shift()!;
       this.running++;
-      void this.deliver(doc).finally(() => {
+      void this.signal(doc).finally(() => {
         this.running--;
         this.queued.delete(doc._id);
         this.drain();
@@ -127,7 +133,7 @@ export class PairingSignalPump {
     }
   }
 
-  private async deliver(doc: PairingSignalDoc): Promise<void> {
+  private async signal(doc: PairingSignalDoc): Promise<void> {
     try {
       await signalPairing(this.deps, { organizationCode: doc.organization_code, accountId: doc.account_id, merchantReference: doc.merchant_reference }, doc.leg, doc.initial_status);
       await forgetPairingSignal(this.deps.db, doc._id);

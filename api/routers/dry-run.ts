@@ -14,7 +14,7 @@ import { nanoid } from 'nanoid';
 import type { Db } from 'mongodb';
 import { findOwnedAccount, soleAccountId } from '../../activities/repositories/merchants';
 import {
-  dryRunPayments, DryRunPaymentDoc, eventBatches, findRegistration, pairingWorkflowId, pointToLatestDryRunPayment, referenceClaims, referenceKey, RegistrationDoc, registrationByReference, registrations,
+  dryRunPayments, DryRunPaymentDoc, eventBatches, PairingSignalDoc, findRegistration, pairingWorkflowId, pointToLatestDryRunPayment, referenceClaims, referenceKey, RegistrationDoc, registrationByReference, registrations,
 } from '../../activities/repositories/dry-run';
 import { toRecord } from '../../activities/repositories/payments';
 import { readCredentialHeaders } from '../middleware/auth';
@@ -313,6 +313,8 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps, pairingS
       const claimId = referenceKey(accountId, request.merchant_reference);
       let doc: RegistrationDoc | null = null;
       let registrationId = newRegistrationId();
+      const owedSignal = (id: string) => ({ organizationCode, accountId: accountId!, merchantReference: request.merchant_reference, leg: { kind: 'registration' as const, id }, initialStatus: 'REGISTERED' });
+      let signalStored: Promise<PairingSignalDoc> | null = null;
       try {
         await referenceClaims(deps.db).insertOne({ _id: claimId, registration_id: registrationId, organization_code: organizationCode, created_at: new Date() });
       } catch (error) {
@@ -340,6 +342,9 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps, pairingS
           status: 'REGISTERED', events, batch_ids: [], request_hash: hash, workflow_id: pairingWorkflowId(accountId, request.merchant_reference),
           dry_run_payment_id: null, paired_at: null, validated_at: null, unmatched_at: null, verdict: null, score: null, report: null, created_at: now, updated_at: now,
         };
+        // The owed signal is stored beside the registration, at the same time.
+        signalStored = pairingSignals.store(owedSignal(registrationId));
+        signalStored.catch(() => undefined); // awaited below, unless the insert fails first
         try {
           await registrations(deps.db).insertOne(doc);
         } catch (error) {
@@ -350,7 +355,7 @@ export function registerDryRunRoutes(routes: RouteTable, deps: AppDeps, pairingS
       }
       // Owed on every (re)try: a registration stored before a crash still reaches its workflow.
       // Stored, then delivered off this request's path (api/dry-run/pairing-signals.ts).
-      await pairingSignals.owe({ organizationCode, accountId, merchantReference: doc.merchant_reference, leg: { kind: 'registration', id: doc._id }, initialStatus: 'REGISTERED' });
+      pairingSignals.deliver(await (signalStored ?? pairingSignals.store(owedSignal(doc._id))));
       ctx.status = 201;
       ctx.set('Location', `/v1/dry-run/provider-events/${doc._id}`);
       ctx.body = {

@@ -2,6 +2,8 @@
  * A small closed-loop load generator: `concurrency` callers, each sending its next request
  * as soon as the previous one answered, for `durationMs` or `total` requests.
  */
+import { readFileSync } from 'node:fs';
+
 export interface LoadResult {
   requests: number;
   errors: number;
@@ -48,4 +50,33 @@ export function merge(rounds: LoadResult[]): LoadResult {
   const seconds = rounds.reduce((sum, r) => sum + r.seconds, 0);
   const errors = rounds.reduce((sum, r) => sum + r.errors, 0);
   return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), latencies };
+}
+
+/** CPU seconds a process has used so far (Linux /proc; null elsewhere). */
+function cpuSecondsOf(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits until the processes are quiet (under 10% of a core each over a second), at most
+ * `maxMs`: work a stage left behind (e.g. workflows started by the load before) would
+ * otherwise be measured with the next stage. Returns how long it waited.
+ */
+export async function untilQuiet(pids: number[], maxMs = 120_000): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < maxMs) {
+    const before = pids.map(cpuSecondsOf);
+    await new Promise((r) => setTimeout(r, 1000));
+    const busy = pids.some((pid, i) => {
+      const now = cpuSecondsOf(pid);
+      return now !== null && before[i] !== null && now - before[i]! > 0.1;
+    });
+    if (!busy) break;
+  }
+  return Date.now() - started;
 }
