@@ -516,17 +516,15 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   else await save();
   outcomeReached = true;
   if (firstTaskOutcome) {
-    // The webhook's workflow starts with this task's completion, which carries the answer; the
-    // rest follows in the task its start brings (no timer task). The CVV is released only then,
-    // once the attempt is recorded: a repeated attempt must send the same request. Queued first:
-    // an operation the merchant sends on the answer runs after, and the webhook tells the
-    // outcome as it was.
+    // This task's completion carries the answer; the webhook and the CVV's release follow in the
+    // next task (brought by a 1 ms timer; before 'webhook-prepared-by-payment', by the start of
+    // the webhook's workflow). The CVV is released only then, once the attempt is recorded: a
+    // repeated attempt must send the same request. Queued first: an operation the merchant
+    // sends on the answer runs after, and the webhook tells the outcome as it was.
     const outcome = record;
     const preparedHere = since('webhook-prepared-by-payment');
     await serially(async () => {
       if (preparedHere) {
-        // The timer ends this task (the answer leaves with it); the webhook's event and the
-        // CVV's release follow in the task the timer brings.
         await sleep(1);
         await Promise.all([announce(outcome), releaseSecurityCode(outcome.id, input.securityCodeOnCard ? input.cardId : undefined)]);
         return;
