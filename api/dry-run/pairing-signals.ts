@@ -86,12 +86,14 @@ export class PairingSignalPump {
     return doc;
   }
 
-  /** Queues the delivery of a stored signal. */
+  /** Queues the delivery of a stored signal; it starts after the current request has answered. */
   deliver(doc: PairingSignalDoc): void {
     if (this.queued.has(doc._id)) return;
     this.queued.add(doc._id);
     this.queue.push(doc);
-    this.drain();
+    // Preparing a signal-with-start (payload encoding and encryption) is synchronous work:
+    // deferred, it does not delay the answer being written.
+    setImmediate(() => this.drain());
   }
 
   /** Sweeps for lapsed signals every quarter lease, and once now. */

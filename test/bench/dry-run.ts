@@ -4,7 +4,9 @@
  * generates load).
  *  (1) POST /v1/dry-run/provider-events as a load curve (BENCH_LEVELS, default 1,4,16)
  *      beside a bare Koa route parsing the same JSON and doing one insert, in its own
- *      process; rounds alternate so the machine's noise hits both alike;
+ *      process; rounds alternate so the machine's noise hits both alike; then it waits for the
+ *      pairing signals the registrations stored to be delivered and for API and worker to go
+ *      quiet, and prints how long that took, so the next stages are not measured beside it;
  *  (2) the pipeline (decode + redact + validate) on a 1 MB provider body, in process;
  *  (3) second leg -> ready report, on an empty database and again after BENCH_STORED
  *      (default 10,000) further registrations are stored, to show whether it stays flat.
