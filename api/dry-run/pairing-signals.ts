@@ -104,12 +104,20 @@ export class PairingSignalPump {
     void this.sweep();
   }
 
-  /** Stops sweeping and waits for the deliveries under way and queued (bounded by the caller's patience). */
-  async stop(): Promise<void> {
+  /**
+   * Stops sweeping and waits for the deliveries under way and queued, at most `graceMs`: what
+   * is left stays stored and is delivered by another API process (or this one, restarted).
+   */
+  async stop(graceMs = 5_000): Promise<void> {
     this.stopped = true;
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.running === 0 && this.queue.length === 0) return;
-    await new Promise<void>((resolve) => this.idle.push(resolve));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.idle.push(resolve)),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); }),
+    ]);
+    clearTimeout(timer);
   }
 
   async sweep(): Promise<void> {
