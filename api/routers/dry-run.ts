@@ -4,8 +4,9 @@
  * (handleDryRunPayment, called by the payments router).
  *
  * The API decodes, checks and redacts (off the event loop for large bodies), inserts the
- * registration (the resource's creation) and signals the pairing workflow; every later
- * state change happens in that workflow's activities.
+ * registration (the resource's creation) with the signal it owes the pairing workflow, which
+ * is delivered after the answer (../dry-run/pairing-signals.ts; the companion leg signals
+ * directly); every later state change happens in that workflow's activities.
  */
 import { findByIdWithin } from '../../activities/runtime/mongo';
 import { createHash } from 'node:crypto';
